@@ -1,0 +1,316 @@
+"""The JSON API under /api/ (OpenAPI at /api/openapi.json). Thin: every decision is in services."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from django.http import FileResponse, HttpRequest, HttpResponse
+from django.urls import reverse
+from ninja import File, Form, NinjaAPI, Schema, Status
+from ninja.files import UploadedFile
+from ninja.security import SessionAuth
+
+from conversions import services
+from conversions.errors import NotFound, PortalError
+from conversions.models import ApiToken, ConversionAttempt, ConversionSession
+from conversions.orchestrator.state import Status as SessionStatus
+
+
+class TokenAuth:
+    """`Authorization: Token <key>` for scripts; browsers use the session cookie (with CSRF)."""
+
+    openapi_type = "apiKey"
+
+    def __call__(self, request: HttpRequest) -> Any:
+        header = request.headers.get("Authorization", "")
+        scheme, _, key = header.partition(" ")
+        if scheme.lower() != "token" or not key.strip():
+            return None
+        token = ApiToken.objects.select_related("user").filter(key=key.strip()).first()
+        if token is None or not token.user.is_active:
+            return None
+        request.user = token.user
+        return token.user
+
+
+api = NinjaAPI(
+    title="nwbportal",
+    version="1",
+    description="Convert neurophysiology recordings to DANDI-ready NWB files by conversation.",
+    auth=[TokenAuth(), SessionAuth()],
+    urls_namespace="api",
+)
+
+
+@api.exception_handler(PortalError)
+def _portal_error(request: HttpRequest, exc: PortalError) -> HttpResponse:
+    return api.create_response(request, {"detail": exc.user_message}, status=exc.status_code)
+
+
+# --- schemas --------------------------------------------------------------------------------------
+
+
+class FieldOut(Schema):
+    value: Any
+    source: str
+
+
+class MessageOut(Schema):
+    id: int
+    role: str
+    text: str
+    card: str | None
+    data: dict[str, Any]
+    created: datetime
+
+
+class IssueOut(Schema):
+    check_name: str
+    importance: str
+    message: str
+    location: str
+    explanation: str
+
+
+class AttemptOut(Schema):
+    number: int
+    state: str
+    streams: list[str]
+    progress: float
+    size_bytes: int | None
+    queued_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    error: str
+    validation: str
+    output_url: str | None
+
+
+class ProgressOut(Schema):
+    phase: str | None
+    percent: float | None
+
+
+class OutputOut(Schema):
+    url: str
+    size_bytes: int
+    attempt: int
+
+
+class FileOut(Schema):
+    path: str
+    size_bytes: int
+
+
+class SessionSummaryOut(Schema):
+    id: uuid.UUID
+    title: str
+    status: str
+    awaiting: str | None
+    format: str
+    owner: str
+    lab: str
+    created: datetime
+    updated: datetime
+
+
+class SessionOut(SessionSummaryOut):
+    timezone: str
+    needs_review: bool
+    files: list[FileOut]
+    metadata: dict[str, FieldOut]
+    attempts: list[AttemptOut]
+    issues: list[IssueOut]
+    messages: list[MessageOut]
+    progress: ProgressOut
+    output: OutputOut | None
+
+
+class SessionIn(Schema):
+    title: str = ""
+    lab: int | None = None
+
+
+class MessageIn(Schema):
+    text: str = ""
+
+
+class ActionIn(Schema):
+    action: Literal["approve", "reject", "accept_as_is", "cancel", "retry", "select_format"]
+    value: Any = None
+
+
+class TurnOut(Schema):
+    replies: list[MessageOut]
+    session: SessionOut
+
+
+class ErrorOut(Schema):
+    detail: str
+
+
+# --- serialisation --------------------------------------------------------------------------------
+
+
+def _summary(session: ConversionSession) -> dict[str, Any]:
+    return {
+        "id": session.id,
+        "title": session.title,
+        "status": session.status,
+        "awaiting": session.awaiting,
+        "format": session.format,
+        "owner": session.owner.get_username(),
+        "lab": session.lab.name,
+        "created": session.created,
+        "updated": session.updated,
+    }
+
+
+def _output_url(session: ConversionSession, attempt: ConversionAttempt) -> str | None:
+    if attempt.state != ConversionAttempt.State.SUCCEEDED:
+        return None
+    return reverse("api:session_output", kwargs={"session_id": session.id}) + f"?attempt={attempt.number}"
+
+
+def session_detail(session: ConversionSession) -> dict[str, Any]:
+    attempts = list(session.attempts.all())
+    latest = attempts[-1] if attempts else None
+    done = [a for a in attempts if a.state == ConversionAttempt.State.SUCCEEDED]
+    progress: dict[str, Any] = {"phase": None, "percent": None}
+    if session.status == SessionStatus.CONVERTING and latest:
+        progress = {"phase": "converting", "percent": latest.progress}
+    elif session.status == SessionStatus.VALIDATING:
+        progress = {"phase": "validating", "percent": None}
+    output = None
+    if done:
+        output = {
+            "url": _output_url(session, done[-1]),
+            "size_bytes": done[-1].size_bytes or 0,
+            "attempt": done[-1].number,
+        }
+    issues = list(latest.issues.all()) if latest else []
+    return {
+        **_summary(session),
+        "timezone": session.timezone,
+        "needs_review": session.needs_review,
+        "files": [{"path": f.relative_path, "size_bytes": f.size_bytes} for f in session.files.all()],
+        "metadata": {f.name: {"value": f.value, "source": f.source} for f in session.metadata_fields.all()},
+        "attempts": [
+            {
+                "number": a.number,
+                "state": a.state,
+                "streams": a.streams,
+                "progress": a.progress,
+                "size_bytes": a.size_bytes,
+                "queued_at": a.queued_at,
+                "started_at": a.started_at,
+                "finished_at": a.finished_at,
+                "error": a.error_message,
+                "validation": a.validation,
+                "output_url": _output_url(session, a),
+            }
+            for a in attempts
+        ],
+        "issues": [
+            {
+                "check_name": i.check_name,
+                "importance": i.importance,
+                "message": i.message,
+                "location": i.location,
+                "explanation": i.explanation,
+            }
+            for i in issues
+        ],
+        "messages": [services.message_payload(m) for m in session.messages.all()],
+        "progress": progress,
+        "output": output,
+    }
+
+
+def _turn(turn: services.Turn) -> dict[str, Any]:
+    return {"replies": [services.message_payload(m) for m in turn.replies], "session": session_detail(turn.session)}
+
+
+# --- endpoints ------------------------------------------------------------------------------------
+
+
+@api.post("/sessions", response={201: SessionOut, 400: ErrorOut}, url_name="sessions_create")
+def create_session(request: HttpRequest, payload: SessionIn | None = None) -> Status[dict[str, Any]]:
+    payload = payload or SessionIn()
+    session = services.create_session(user=request.user, lab_id=payload.lab, title=payload.title)
+    return Status(201, session_detail(session))
+
+
+@api.get("/sessions", response=list[SessionSummaryOut], url_name="sessions_list")
+def list_sessions(request: HttpRequest) -> list[dict[str, Any]]:
+    return [_summary(s) for s in services.sessions_visible_to(request.user)]
+
+
+@api.get("/sessions/{session_id}", response={200: SessionOut, 404: ErrorOut}, url_name="session_detail")
+def get_session(request: HttpRequest, session_id: uuid.UUID) -> dict[str, Any]:
+    return session_detail(services.get_session(request.user, session_id))
+
+
+@api.post(
+    "/sessions/{session_id}/files",
+    response={201: SessionOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut},
+    url_name="session_files",
+)
+def upload_files(
+    request: HttpRequest,
+    session_id: uuid.UUID,
+    files: File[list[UploadedFile]] = None,  # type: ignore[assignment]
+    relative_paths: Form[list[str]] = None,  # type: ignore[assignment]
+) -> Status[dict[str, Any]]:
+    session = services.get_session(request.user, session_id)
+    services.add_files(session=session, user=request.user, uploads=files or [], relative_paths=relative_paths or [])
+    session.refresh_from_db()
+    return Status(201, session_detail(session))
+
+
+@api.delete(
+    "/sessions/{session_id}/files/{path:relative_path}",
+    response={200: SessionOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut},
+    url_name="session_file",
+)
+def remove_file(request: HttpRequest, session_id: uuid.UUID, relative_path: str) -> dict[str, Any]:
+    session = services.get_session(request.user, session_id)
+    services.remove_file(session=session, user=request.user, relative_path=relative_path)
+    return session_detail(session)
+
+
+@api.post(
+    "/sessions/{session_id}/messages",
+    response={200: TurnOut, 400: ErrorOut, 404: ErrorOut},
+    url_name="session_messages",
+)
+def post_message(request: HttpRequest, session_id: uuid.UUID, payload: MessageIn) -> dict[str, Any]:
+    session = services.get_session(request.user, session_id)
+    return _turn(services.post_message(session=session, user=request.user, text=payload.text))
+
+
+@api.post(
+    "/sessions/{session_id}/actions",
+    response={200: TurnOut, 404: ErrorOut, 409: ErrorOut},
+    url_name="session_actions",
+)
+def perform_action(request: HttpRequest, session_id: uuid.UUID, payload: ActionIn) -> dict[str, Any]:
+    session = services.get_session(request.user, session_id)
+    turn = services.perform_action(session=session, user=request.user, action=payload.action, value=payload.value)
+    return _turn(turn)
+
+
+@api.get("/sessions/{session_id}/output", response={404: ErrorOut}, url_name="session_output")
+def download_output(request: HttpRequest, session_id: uuid.UUID, attempt: int | None = None) -> FileResponse:
+    session = services.get_session(request.user, session_id)
+    attempts = session.attempts.filter(state=ConversionAttempt.State.SUCCEEDED)
+    if attempt is not None:
+        attempts = attempts.filter(number=attempt)
+    chosen = attempts.order_by("-number").first()
+    if chosen is None or not Path(chosen.output_path).is_file():
+        raise NotFound("There is no NWB file to download yet: it appears once a conversion has finished.")
+    path = Path(chosen.output_path)
+    return FileResponse(path.open("rb"), as_attachment=True, filename=path.name, content_type="application/x-hdf5")

@@ -1,0 +1,295 @@
+"""The work behind the Celery tasks: detection, conversion and validation of a session's files.
+
+Runs in workers (the embedded thread or `celery worker` processes), which import neuroconv once.
+Every job first claims its row with an atomic status update, so a redelivered or duplicated job
+does nothing, and reports its outcome to the orchestrator through the services.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import traceback
+from datetime import timedelta
+from pathlib import Path
+
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from conversions import notify, services
+from conversions.models import ConversionAttempt, ConversionSession, ValidationIssue
+from conversions.nwb.errors import ConversionCancelled, ConversionFailed, RecordingProblem
+from conversions.orchestrator.state import (
+    ConversionFailed as ConversionFailedEvent,
+)
+from conversions.orchestrator.state import (
+    ConversionSucceeded,
+    DetectionFailed,
+    IssueSummary,
+    JobLost,
+    Status,
+    ValidationCompleted,
+)
+
+logger = logging.getLogger(__name__)
+
+UNEXPECTED = (
+    "something unexpected went wrong on the server. The portal's admins can see the details; you can say “retry”."
+)
+
+
+def detect_recording(session_id: str, files_version: int) -> None:
+    from conversions.nwb.detection import detect_format
+
+    session = ConversionSession.objects.filter(id=session_id, status=Status.DETECTING_FORMAT).first()
+    if session is None:
+        return
+    try:
+        detection = detect_format(session.source_directory)
+    except RecordingProblem as problem:
+        services.record_job_event(
+            session_id, DetectionFailed(files_version=files_version, user_message=problem.user_message)
+        )
+        return
+    except Exception:
+        logger.exception("format detection crashed for session %s", session_id)
+        services.record_job_event(
+            session_id,
+            DetectionFailed(files_version=files_version, user_message="I could not read these files: " + UNEXPECTED),
+        )
+        return
+    services.record_detection(session_id, files_version, detection.to_json())
+
+
+class _ProgressReporter:
+    """Stores and publishes a running conversion's percent; throttled so the database is not hit on
+    every tiny step, but often enough (every 2 s or 1 %) for a live bar and a heartbeat."""
+
+    def __init__(self, attempt: ConversionAttempt) -> None:
+        self.attempt_id = attempt.id
+        self.session_id = attempt.session_id
+        self.number = attempt.number
+        self.last_percent = -1.0
+        self.last_time = 0.0
+
+    def __call__(self, percent: float) -> None:
+        now = time.monotonic()
+        if percent - self.last_percent < 1.0 and now - self.last_time < 2.0 and percent < 100.0:
+            return
+        self.last_percent, self.last_time = percent, now
+        ConversionAttempt.objects.filter(id=self.attempt_id).update(progress=percent, heartbeat_at=timezone.now())
+        notify.publish(
+            self.session_id,
+            {"type": "progress", "phase": "converting", "percent": round(percent, 1), "attempt": self.number},
+        )
+
+    def should_stop(self) -> bool:
+        return ConversionAttempt.objects.filter(id=self.attempt_id, state=ConversionAttempt.State.CANCELLED).exists()
+
+
+def convert_attempt(attempt_id: int, *, worker: str = "") -> None:
+    from conversions.nwb.conversion import convert_recording, temporary_path_for
+    from conversions.nwb.detection import Detection
+
+    now = timezone.now()
+    claimed = ConversionAttempt.objects.filter(id=attempt_id, state=ConversionAttempt.State.QUEUED).update(
+        state=ConversionAttempt.State.RUNNING,
+        started_at=now,
+        heartbeat_at=now,
+        worker=worker[:200],
+        deliveries=F("deliveries") + 1,
+        progress=0.0,
+    )
+    if not claimed:
+        return
+    attempt = ConversionAttempt.objects.select_related("session").get(id=attempt_id)
+    session = attempt.session
+    output = services.attempt_output_path(session, attempt)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    # A previous delivery of this job may have left a partial file behind.
+    temporary_path_for(output).unlink(missing_ok=True)
+    ConversionAttempt.objects.filter(id=attempt_id).update(output_path=str(output))
+    reporter = _ProgressReporter(attempt)
+    reporter(0.0)
+    try:
+        result = convert_recording(
+            source_root=session.source_directory,
+            detection=Detection.from_json(session.detection or {}),
+            stream_ids=attempt.streams,
+            metadata=attempt.metadata,
+            timezone=session.timezone,
+            output_path=output,
+            on_progress=reporter,
+            should_stop=reporter.should_stop,
+        )
+    except ConversionCancelled:
+        temporary_path_for(output).unlink(missing_ok=True)
+        return
+    except (ConversionFailed, RecordingProblem) as exc:
+        _fail(attempt, exc.user_message, exc.detail)
+        return
+    except SoftTimeLimitExceeded:
+        temporary_path_for(output).unlink(missing_ok=True)
+        _fail(attempt, "the conversion took longer than the portal's time limit.", "soft time limit exceeded")
+        return
+    except Exception:
+        logger.exception("conversion crashed for attempt %s", attempt_id)
+        temporary_path_for(output).unlink(missing_ok=True)
+        _fail(attempt, UNEXPECTED, traceback.format_exc())
+        return
+    finished = ConversionAttempt.objects.filter(id=attempt_id, state=ConversionAttempt.State.RUNNING).update(
+        state=ConversionAttempt.State.SUCCEEDED,
+        size_bytes=result.size_bytes,
+        finished_at=timezone.now(),
+        progress=100.0,
+    )
+    if not finished:
+        # Cancelled between the last progress report and the end: the file is not wanted.
+        Path(output).unlink(missing_ok=True)
+        return
+    services.record_job_event(session.id, ConversionSucceeded(attempt=attempt.number, size_bytes=result.size_bytes))
+
+
+def _fail(attempt: ConversionAttempt, user_message: str, detail: str) -> None:
+    failed = ConversionAttempt.objects.filter(id=attempt.id, state=ConversionAttempt.State.RUNNING).update(
+        state=ConversionAttempt.State.FAILED,
+        finished_at=timezone.now(),
+        error_message=user_message,
+        error_detail=detail,
+    )
+    if failed:
+        services.record_job_event(
+            attempt.session_id, ConversionFailedEvent(attempt=attempt.number, user_message=user_message)
+        )
+
+
+def validate_attempt(attempt_id: int) -> None:
+    from conversions.nwb.validation import explain, fields_for, inspect_nwb, outcome_of
+
+    claimed = ConversionAttempt.objects.filter(
+        id=attempt_id,
+        state=ConversionAttempt.State.SUCCEEDED,
+        validation__in=[ConversionAttempt.Validation.PENDING],
+    ).update(validation=ConversionAttempt.Validation.RUNNING, validation_started_at=timezone.now())
+    if not claimed:
+        return
+    attempt = ConversionAttempt.objects.get(id=attempt_id)
+    notify.publish(
+        attempt.session_id, {"type": "progress", "phase": "validating", "percent": 0.0, "attempt": attempt.number}
+    )
+    try:
+        issues = inspect_nwb(Path(attempt.output_path))
+    except Exception:
+        logger.exception("validation crashed for attempt %s", attempt_id)
+        ConversionAttempt.objects.filter(id=attempt_id).update(validation=ConversionAttempt.Validation.PENDING)
+        raise
+    outcome = outcome_of(issues)
+    with transaction.atomic():
+        ValidationIssue.objects.filter(attempt_id=attempt_id).delete()
+        ValidationIssue.objects.bulk_create(
+            ValidationIssue(
+                attempt_id=attempt_id,
+                check_name=i.check_name,
+                importance=i.importance,
+                message=i.message,
+                location=i.location,
+                object_type=i.object_type,
+                object_name=i.object_name,
+                explanation=explain(i),
+            )
+            for i in issues
+        )
+        ConversionAttempt.objects.filter(id=attempt_id).update(validation=outcome.value, validated_at=timezone.now())
+    notify.publish(
+        attempt.session_id, {"type": "progress", "phase": "validating", "percent": 100.0, "attempt": attempt.number}
+    )
+    summaries = tuple(
+        IssueSummary(
+            check_name=i.check_name,
+            importance=i.importance,
+            explanation=explain(i),
+            location=i.location,
+            fields=tuple(fields_for(i)),
+        )
+        for i in issues
+    )
+    services.record_job_event(
+        attempt.session_id,
+        ValidationCompleted(attempt=attempt.number, outcome=outcome.value, issues=summaries),  # type: ignore[arg-type]
+    )
+
+
+def recover_stalled_jobs(*, stall_seconds: int | None = None, everything: bool = False) -> int:
+    """Find jobs whose worker vanished and run them again once; flag the session after that.
+
+    `everything`: this process just started with an in-memory broker (embedded mode), so every job
+    that was queued or running is known to be lost, however recent.
+    """
+    from conversions import tasks
+
+    stall = stall_seconds if stall_seconds is not None else settings.JOB_STALL_SECONDS
+    cutoff = timezone.now() - timedelta(seconds=stall)
+    recovered = 0
+
+    running = ConversionAttempt.objects.filter(state=ConversionAttempt.State.RUNNING)
+    if not everything:
+        running = running.filter(heartbeat_at__lt=cutoff)
+    for attempt in running:
+        if attempt.deliveries >= 2:
+            lost = ConversionAttempt.objects.filter(id=attempt.id, state=ConversionAttempt.State.RUNNING).update(
+                state=ConversionAttempt.State.FAILED,
+                finished_at=timezone.now(),
+                error_message="The worker running this job stopped twice.",
+                error_detail=f"last worker: {attempt.worker}",
+            )
+            if lost:
+                services.record_job_event(attempt.session_id, JobLost(attempt=attempt.number))
+            continue
+        requeued = ConversionAttempt.objects.filter(id=attempt.id, state=ConversionAttempt.State.RUNNING).update(
+            state=ConversionAttempt.State.QUEUED
+        )
+        if requeued:
+            logger.warning("requeueing attempt %s: its worker %s stopped reporting", attempt.id, attempt.worker)
+            tasks.convert_attempt.delay(attempt.id)
+            recovered += 1
+    validations = ConversionAttempt.objects.filter(
+        session__status=Status.VALIDATING,
+        state=ConversionAttempt.State.SUCCEEDED,
+        validation=ConversionAttempt.Validation.RUNNING,
+    )
+    if not everything:
+        validations = validations.filter(validation_started_at__lt=cutoff)
+    for attempt in validations:
+        reset = ConversionAttempt.objects.filter(id=attempt.id, validation=ConversionAttempt.Validation.RUNNING).update(
+            validation=ConversionAttempt.Validation.PENDING
+        )
+        if reset:
+            tasks.validate_attempt.delay(attempt.id)
+            recovered += 1
+
+    if everything:
+        # Jobs still waiting in a queue are only lost when the queue itself was (in-memory broker);
+        # Redis keeps them, and re-sending them would only pile up copies.
+        for attempt in ConversionAttempt.objects.filter(
+            state=ConversionAttempt.State.QUEUED, session__status=Status.CONVERTING
+        ):
+            tasks.convert_attempt.delay(attempt.id)
+            recovered += 1
+        for attempt in ConversionAttempt.objects.filter(
+            session__status=Status.VALIDATING,
+            state=ConversionAttempt.State.SUCCEEDED,
+            validation=ConversionAttempt.Validation.PENDING,
+        ):
+            tasks.validate_attempt.delay(attempt.id)
+            recovered += 1
+
+    detecting = ConversionSession.objects.filter(status=Status.DETECTING_FORMAT)
+    if not everything:
+        detecting = detecting.filter(updated__lt=cutoff)
+    for session in detecting:
+        tasks.detect_recording.delay(str(session.id), session.memory.files_version)
+        recovered += 1
+    return recovered

@@ -1,0 +1,1430 @@
+"""Rule-based reading of a chat message: what the user wants (intents) and which metadata they gave.
+
+Pure Python: no Django, no I/O, no LLM. It is the fallback when no LLM is configured (seed 000,
+"Fallback (No LLM)") and the fast path for answers to the question just asked (seed 001, layer 2:
+an answer to the question just asked is taken as an answer). Values come out raw, only trimmed;
+`conversions.nwb` normalises them ("mouse" → "Mus musculus", "Dr. Jane Smith" → "Smith, Jane").
+
+How a message is read
+---------------------
+1. The text is cut into *chunks* at line breaks, ";" and sentence ends ("Dr." and "e.g." do not end
+   a sentence).
+2. In each chunk, *labels* are found: "experimenter: …", "Institution = …", "the lab is …",
+   "recorded by …", "change the institution to …", "subject id mouse001". A labeled value runs to
+   the next label or the end of the chunk, so it may contain commas ("Experimenter: Smith, Jane"),
+   except that a comma part plainly about something else is cut off and read as unlabeled text
+   ("experimenter: Jane Smith, MIT" → MIT is an institution; "description: V1, go ahead").
+3. The unlabeled rest is cut into *segments* at commas (never inside "March 15, 2024" or "1,000"),
+   "|", tabs and spaced dashes. A segment is a command ("go ahead", "don't cancel"), a refusal to
+   answer ("skip the institution", "I don't know"), a question, noise (a greeting, a file name, "it's
+   SpikeGLX") or data; chatter in front of data ("actually it's", "I think", "by") is dropped.
+4. Data is classified by content cues into *pieces*: dates; subject terms (ages such as P90D or
+   "8 weeks", sex words, species words, strains, ids such as mouse001, several in one segment:
+   "female C57BL/6 mouse"); "person at institution"; lab ("Smith Lab"); institution (University,
+   Institute…, or a known name: MIT, UCL, Janelia…); person (a title, or two to four capitalised
+   words); description (research words, or a longer phrase with lowercase words).
+5. Pieces are assigned to fields (see the rules below).
+
+Rules for ambiguous cases
+-------------------------
+- Cues are *hard* when the shape leaves no doubt (date, age, sex, species, strain, id, lab,
+  institution, a person with a title) and *soft* otherwise (two capitalised words, a phrase).
+- One field asked (one-by-one mode): the unlabeled answer is that field's value, commas included
+  ("Smith, Jane"), as long as it fits the field's shape and no part of it has a hard cue for
+  another field. "Jane Smith" asked for the institution is the institution (layer 2); "MIT" asked
+  for the experimenter is the institution; "female" asked for the age is the sex.
+- Several fields asked: each piece goes to the field its cue names (a still-asked one first);
+  a piece without cue goes to the first still-asked field it fits, in the order asked. Adjacent
+  pieces of the same free-text field are one value ("University of California, Berkeley").
+- A labeled value beats an unlabeled one for the same field, and a correction beats both; among
+  corrections the last wins; otherwise the first wins.
+- Corrections: "change/set/update the X to Y", "X should be Y", "X is actually Y", and every value
+  in or after a sentence with "actually", "sorry", "I meant", "instead", "wrong", a leading "no" or
+  "yes but". A modification is PROVIDE_METADATA with `corrections`, never REJECT: the user is
+  steering, not refusing.
+- A bare "yes"/"ok"/"no" only counts (APPROVE/REJECT) when the message says nothing more specific:
+  "yes, just finish it" is ACCEPT_AS_IS, "yes but change the lab to Smith Lab" and "no, it's
+  Stanford" are corrections, "yes, Jane Smith" just provides metadata. Explicit approvals ("go
+  ahead", "convert it", "looks good") always count: "Jane Smith, MIT. Go ahead." is
+  PROVIDE_METADATA + APPROVE. "Just convert it, skip all the questions" is APPROVE + SKIP_ALL.
+- Negation: an approval under negation ("don't convert", "doesn't look right") is REJECT; any other
+  command under negation ("don't cancel", "no need to stop") is dropped, and the segment is still
+  read as a command, not as data.
+- Words common in descriptions ("stop", "start", "wait", "help", "again") are commands only when
+  they make up the whole segment with filler words ("stop it please"), so "stop-signal task" is data.
+- Refusals: "skip", "I don't know", "n/a" without a field name apply to the fields asked and not
+  given in this message; "skip the subject" / "no subject info" mean subject_id, species, sex and
+  age. "unknown" is a refusal, except as the answer to a question about the sex alone.
+- A lone unlabeled phrase is a description only when a description was asked for or it corrects
+  one ("actually it's a V1 recording"); otherwise it is chatter ("This keeps failing!").
+- A part that only says what something is not ("a rat, not a mouse") gives no value.
+- A question that matches no command ("what formats do you support?") is HELP.
+- Recording systems: the last one named without "not" wins; "Convert recording.bin" names a file,
+  not a field and not a format.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from conversions.nwb.fields import FIELDS, SUBJECT_FIELDS
+
+
+class Intent(StrEnum):
+    PROVIDE_METADATA = "provide_metadata"
+    APPROVE = "approve"
+    REJECT = "reject"
+    ACCEPT_AS_IS = "accept_as_is"
+    FIX = "fix"
+    CANCEL = "cancel"
+    RETRY = "retry"
+    STATUS = "status"
+    HELP = "help"
+    SKIP_FIELD = "skip_field"
+    SKIP_ALL = "skip_all"
+    ONE_BY_ONE = "one_by_one"
+    SELECT_FORMAT = "select_format"
+
+
+@dataclass(frozen=True)
+class ParsedMessage:
+    intents: frozenset[Intent]
+    fields: dict[str, str]
+    skipped: frozenset[str]
+    format_choice: str | None
+    corrections: frozenset[str]
+
+
+def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage:
+    """Read one user message; `asking_for` lists the fields the portal's last question asked for."""
+    asked = tuple(dict.fromkeys(name for name in asking_for if name in FIELDS))
+    return _MessageReader(text, asked).read()
+
+
+def _vocabulary(paragraph: str) -> frozenset[str]:
+    """The items of a comma-separated paragraph: long word lists stay readable."""
+    return frozenset(item.strip() for item in paragraph.split(",") if item.strip())
+
+
+# --- vocabulary -----------------------------------------------------------------------------------
+
+_DESCRIPTION_FIELDS = ("experiment_description", "session_description")
+# Free text: adjacent pieces of one of these fields join into one value.
+_FREE_TEXT_FIELDS = frozenset({"experimenter", "institution", "lab", "keywords", *_DESCRIPTION_FIELDS})
+_NAME_FIELDS = frozenset({"experimenter", "institution", "lab"})
+_DATE_FIELDS = ("session_start_time", "date_of_birth")
+
+
+class _Intro(StrEnum):
+    """How a label introduces its value."""
+
+    STRICT = "strict"  # only "label: value" or "label = value": the word is common in free text
+    COPULA = "copula"  # also "the label is value"
+    LOOSE = "loose"  # also "label value", when the value has the field's shape ("age P60")
+    PHRASE = "phrase"  # the phrase itself introduces the value ("recorded by Jane Smith")
+
+
+@dataclass(frozen=True)
+class _Label:
+    field: str
+    intro: _Intro
+    needs_cue: bool = False  # the value must have a content cue for the field ("I'm Jane Smith")
+    generic: bool = False  # even after ":", the value must fit ("mouse: female" is not an id)
+
+
+_S, _C, _L, _P = _Intro.STRICT, _Intro.COPULA, _Intro.LOOSE, _Intro.PHRASE
+
+_LABELS: dict[str, _Label] = {
+    "experimenter": _Label("experimenter", _L),
+    "experimenters": _Label("experimenter", _L),
+    "experimentalist": _Label("experimenter", _C),
+    "researcher": _Label("experimenter", _C),
+    "researchers": _Label("experimenter", _C),
+    "investigator": _Label("experimenter", _C),
+    "principal investigator": _Label("experimenter", _C),
+    "pi": _Label("experimenter", _C),
+    "scientist": _Label("experimenter", _C),
+    "who recorded": _Label("experimenter", _S),
+    "name": _Label("experimenter", _S, generic=True),
+    "recorded by": _Label("experimenter", _P),
+    "performed by": _Label("experimenter", _P),
+    "collected by": _Label("experimenter", _P),
+    "conducted by": _Label("experimenter", _P),
+    "acquired by": _Label("experimenter", _P),
+    "done by": _Label("experimenter", _P),
+    "my name is": _Label("experimenter", _P),
+    "i am": _Label("experimenter", _P, needs_cue=True),
+    "i'm": _Label("experimenter", _P, needs_cue=True),
+    "institution": _Label("institution", _L),
+    "affiliation": _Label("institution", _L),
+    "university": _Label("institution", _C),
+    "institute": _Label("institution", _S),
+    "organization": _Label("institution", _C),
+    "organisation": _Label("institution", _C),
+    "recorded at": _Label("institution", _P, needs_cue=True),
+    "work at": _Label("institution", _P),
+    "works at": _Label("institution", _P),
+    "working at": _Label("institution", _P),
+    "based at": _Label("institution", _P),
+    "we're at": _Label("institution", _P),
+    "we are at": _Label("institution", _P),
+    "i'm at": _Label("institution", _P),
+    "i am at": _Label("institution", _P),
+    "i'm from": _Label("institution", _P),
+    "i am from": _Label("institution", _P),
+    "we're from": _Label("institution", _P),
+    "we are from": _Label("institution", _P),
+    "lab": _Label("lab", _C),
+    "laboratory": _Label("lab", _C),
+    "lab name": _Label("lab", _C),
+    "research group": _Label("lab", _C),
+    "group": _Label("lab", _S),
+    "experiment description": _Label("experiment_description", _L),
+    "description": _Label("experiment_description", _L),
+    "experiment": _Label("experiment_description", _C),
+    "about": _Label("experiment_description", _S),
+    "is about": _Label("experiment_description", _P),
+    "was about": _Label("experiment_description", _P),
+    "study": _Label("experiment_description", _S),
+    "project": _Label("experiment_description", _S),
+    "summary": _Label("experiment_description", _S),
+    "session description": _Label("session_description", _C),
+    "session": _Label("session_description", _S),
+    "session notes": _Label("session_description", _S),
+    "keywords": _Label("keywords", _C),
+    "keyword": _Label("keywords", _C),
+    "tags": _Label("keywords", _S),
+    "session start time": _Label("session_start_time", _L),
+    "session start": _Label("session_start_time", _L),
+    "start time": _Label("session_start_time", _L),
+    "recording date": _Label("session_start_time", _L),
+    "recording time": _Label("session_start_time", _L),
+    "session date": _Label("session_start_time", _L),
+    "date of recording": _Label("session_start_time", _L),
+    "date": _Label("session_start_time", _S, generic=True),
+    "when": _Label("session_start_time", _S, generic=True),
+    "recorded on": _Label("session_start_time", _P, needs_cue=True),
+    "started on": _Label("session_start_time", _P, needs_cue=True),
+    "started at": _Label("session_start_time", _P, needs_cue=True),
+    "subject id": _Label("subject_id", _L),
+    "subject identifier": _Label("subject_id", _L),
+    "animal id": _Label("subject_id", _L),
+    "mouse id": _Label("subject_id", _L),
+    "rat id": _Label("subject_id", _L),
+    "subject name": _Label("subject_id", _C),
+    "subject's name": _Label("subject_id", _C),
+    "animal's name": _Label("subject_id", _C),
+    "mouse's name": _Label("subject_id", _C),
+    "rat's name": _Label("subject_id", _C),
+    "monkey's name": _Label("subject_id", _C),
+    "animal name": _Label("subject_id", _C),
+    "subject": _Label("subject_id", _S, generic=True),
+    "animal": _Label("subject_id", _S, generic=True),
+    "mouse": _Label("subject_id", _S, generic=True),
+    "id": _Label("subject_id", _L, generic=True),
+    "species": _Label("species", _L),
+    "organism": _Label("species", _L),
+    "sex": _Label("sex", _L),
+    "gender": _Label("sex", _L),
+    "age": _Label("age", _L),
+    "date of birth": _Label("date_of_birth", _L),
+    "birth date": _Label("date_of_birth", _L),
+    "birthdate": _Label("date_of_birth", _L),
+    "birthday": _Label("date_of_birth", _L),
+    "dob": _Label("date_of_birth", _L),
+    "born on": _Label("date_of_birth", _P, needs_cue=True),
+    "born": _Label("date_of_birth", _P, needs_cue=True),
+    "strain": _Label("strain", _L),
+    "genotype": _Label("strain", _L),
+    "mouse line": _Label("strain", _C),
+    "line": _Label("strain", _S, generic=True),
+}
+
+# Words naming a group of fields when the user declines ("skip the subject", "I don't know the rest").
+_REST = "*rest*"
+_GROUP_MENTIONS: dict[str, tuple[str, ...]] = {
+    "subject": SUBJECT_FIELDS,
+    "animal": SUBJECT_FIELDS,
+    "mouse": SUBJECT_FIELDS,
+    "rest": (_REST,),
+    "others": (_REST,),
+    "other ones": (_REST,),
+    "other fields": (_REST,),
+    "remaining": (_REST,),
+    "everything else": (_REST,),
+    "any of it": (_REST,),
+    "any of them": (_REST,),
+}
+# Strict labels ("about", "when", "line") are too common to name a field in "not sure about the age".
+_MENTIONS: dict[str, tuple[str, ...]] = {
+    **{phrase: (label.field,) for phrase, label in _LABELS.items() if label.intro in (_C, _L)},
+    "date": ("session_start_time",),
+    **_GROUP_MENTIONS,
+}
+
+_TITLES = frozenset({"dr", "doctor", "prof", "professor", "mr", "mrs", "ms", "mx", "miss", "sir", "dame"})
+_NAME_PARTICLES = _vocabulary(
+    """van, von, de, der, den, da, di, del, della, du, la, le, bin, ibn, al, el, dos, das, ten, ter, zu, y"""
+)
+# Abbreviations whose period ends neither a sentence nor a value.
+_ABBREVIATIONS = _vocabulary(
+    """dr, prof, mr, mrs, ms, mx, st, jr, sr, vs, etc, e.g, i.e, eg, ie, approx, ca, univ, inst, dept, fig,
+    al, inc, ltd, co, no"""
+)
+
+_INSTITUTION_WORDS = _vocabulary(
+    """university, universität, universitat, université, universite, universidad, universidade, università,
+    universiteit, universitet, uniwersytet, univ, institute, institut, instituto, istituto, college,
+    school, hospital, clinic, klinikum, center, centre, foundation, academy, polytechnic, politecnico,
+    polytechnique, campus, laboratory, consortium, inc, ltd, gmbh, corporation"""
+)
+# Institutions named without a keyword. Single words count only as the segment's first word, so a
+# person called "Jane Stanford" stays a person.
+_KNOWN_INSTITUTIONS = _vocabulary(
+    """mit, ucl, nyu, hhmi, janelia, epfl, eth, ethz, eth zurich, eth zürich, ucla, ucsf, ucsd, uc berkeley,
+    uc davis, uc irvine, uc san diego, berkeley, caltech, stanford, harvard, yale, princeton, columbia,
+    oxford, cambridge, cshl, cold spring harbor, salk, max planck, mpi, nih, nimh, ninds, kcl, imperial,
+    swc, sainsbury wellcome, ist austria, champalimaud, weizmann, riken, karolinska, cornell, jhu,
+    johns hopkins, upenn, mcgill, baylor, emory, rockefeller, northwestern, uchicago, allen institute,
+    francis crick, pasteur, inserm, cnrs, donders, charité, charite, kaist, tsinghua, kyoto, toronto, ubc,
+    mgh, kaust, dartmouth, vanderbilt, wustl, washu, umich, ut austin, ut southwestern, utsw, cmu,
+    carnegie mellon, georgia tech, nerf, imec, kavli, mcgovern, picower, jackson laboratory, jax, lmu,
+    tum, technion, neuro-electronics research flanders"""
+)
+
+_BRAIN_AREAS = _vocabulary(
+    """v1, v2, v4, v5, mt, m1, m2, s1, s2, a1, ca1, ca2, ca3, dg, lgn, dlgn, sc, mec, lec, pfc, mpfc, acc,
+    ofc, vta, snc, snr, bla, rsp, rsc, ppc, alm, lip, fef, it, nac, str, dms, dls, hpc, ec, ob, piriform,
+    sniff"""
+)
+# Words that make a phrase a description rather than a name.
+_DESCRIPTION_WORDS = _vocabulary(
+    """recording, recordings, recorded, imaging, imaged, neurons, neuron, neuronal, neural, cells, cell,
+    units, spikes, spiking, activity, responses, response, cortex, cortical, hippocampus, hippocampal,
+    striatum, striatal, thalamus, thalamic, cerebellum, amygdala, brain, lfp, eeg, ecog, emg, ephys,
+    electrophysiology, electrophysiological, patch, clamp, calcium, two-photon, 2p, widefield, photometry,
+    neuropixels, probe, probes, tetrode, tetrodes, electrode, electrodes, stimulation, stimulus, stimuli,
+    visual, auditory, somatosensory, olfactory, motor, barrel, whisker, task, behavior, behaviour,
+    behavioral, behavioural, session, experiment, trials, trial, awake, anesthetized, anaesthetized,
+    head-fixed, freely, running, licking, sleep, slice, slices, vivo, vitro, acute, chronic, optogenetics,
+    optogenetic, gratings, grating, natural, scenes, movies, passive, viewing, learning, navigation, maze,
+    reward, pupil, locomotion, during, while, baseline, day, control, silencing, inhibition, excitation"""
+)
+
+_SPECIES_NAMES = _vocabulary(
+    """mus musculus, house mouse, mouse, mice, rattus norvegicus, rat, rats, homo sapiens, human, humans,
+    macaca mulatta, macaca fascicularis, macaca nemestrina, rhesus macaque, rhesus monkey, rhesus,
+    macaque, monkey, callithrix jacchus, marmoset, danio rerio, zebrafish, zebra fish,
+    drosophila melanogaster, drosophila, fruit fly, mustela putorius furo, ferret, felis catus, cat,
+    sus scrofa, pig, meriones unguiculatus, gerbil, taeniopygia guttata, zebra finch, xenopus laevis,
+    caenorhabditis elegans, c. elegans, gallus gallus, chicken, oryctolagus cuniculus, rabbit,
+    tupaia belangeri, tree shrew, guinea pig, hamster, bat, octopus"""
+)
+# Any "Genus species" of these genera counts as a species even when not listed above.
+_GENERA = _vocabulary(
+    """mus, rattus, homo, macaca, danio, drosophila, callithrix, mustela, felis, sus, taeniopygia,
+    caenorhabditis, xenopus, meriones, gallus, canis, oryctolagus, mesocricetus, cavia, peromyscus,
+    octodon, tupaia, saimiri, aotus, ovis, bos, apis, aplysia, oryzias, heterocephalus, chlorocebus,
+    papio"""
+)
+_SPECIES_WORDS = frozenset(word for name in _SPECIES_NAMES for word in name.split())
+
+# Filler: words that carry no content of their own in a command or a refusal.
+_FILLER_WORDS = _vocabulary(
+    """a, all, alright, also, am, an, and, any, anyway, are, as, at, be, but, by, can, could, did, do, does,
+    done, for, from, go, guess, have, hello, here, hey, hi, i, i'd, i'll, i'm, im, in, is, it, it's, its,
+    just, kindly, let, let's, lets, like, me, my, need, now, of, oh, on, one, please, pls, plz, really,
+    right, so, some, that, that's, the, them, then, there, there's, these, thing, things, this, those, to,
+    too, um, uh, us, want, wanna, we, well, will, with, would, yet, you, your, thanks, thank, conversion,
+    converting, convert, file, files, data, dataset, recording, recordings, session, whole, process, job,
+    moment, sec, second, bit, okay, ok, already, more, ahead, maybe, might, perhaps, think, was, were,
+    been, being, has, had"""
+)
+_NEGATORS = _vocabulary(
+    """not, no, never, don't, dont, doesn't, doesnt, didn't, didnt, shouldn't, won't, wont, can't, cant,
+    cannot, without, isn't, aren't, wasn't"""
+)
+# Words that, next to a format name, only say that it is the format ("it's SpikeGLX data").
+_FORMAT_CONTEXT_WORDS = _vocabulary(
+    """format, formats, system, acquisition, recorded, acquired, using, used, via, through, software, type,
+    output, saved, exported"""
+)
+# Words around a refusal ("I don't have the subject info").
+_REFUSAL_FILLER = _vocabulary(
+    """info, information, details, detail, field, fields, question, questions, ones, about, exact, either,
+    sure, know, sorry, for, now, time, being, metadata, stuff, part, value, values, answer"""
+)
+_QUESTION_WORDS = _vocabulary(
+    """what, what's, whats, how, how's, why, where, when, which, who, can, could, is, are, do, does, will,
+    would, should, may, shall"""
+)
+_TRAILING_CHATTER = frozenset({"instead", "please", "thanks", "then", "sorry", "too", "probably", "maybe"})
+# Words left dangling at the end of a value by the next label ("Jane Smith and I work at …").
+_CONNECTORS = _vocabulary("""and, &, plus, also, the, my, our, his, her, their, with, while, i, we, she, he""")
+
+_FORMATS: tuple[tuple[str, str], ...] = (
+    ("spikeglx", r"spike\s*glx"),
+    ("openephys", r"open[\s-]*ephys"),
+    ("intan", r"intan|rhd|rhs"),
+    ("blackrock", r"blackrock|cerebus|ns[1-6]|nev"),
+    ("neuralynx", r"neuralynx|nlx|ncs"),
+    ("axon", r"axon\s+(?:binary|instruments?|format|files?|abf)|abf|pclamp|axoscope"),
+    ("plexon", r"plexon|omniplex|plx|pl2"),
+    ("spike2", r"spike\s*2|smrx?|ced"),
+    ("edf", r"edf\+?|european\s+data\s+format"),
+    ("neuroscope", r"neuroscope"),
+)
+# Format names that are also ordinary words: they count only when they are all the segment says.
+_AMBIGUOUS_FORMAT_WORDS = {"axon": "axon", "cheetah": "neuralynx"}
+_FILE_EXTENSIONS = _vocabulary(
+    """bin, meta, dat, rhd, rhs, ns1, ns2, ns3, ns4, ns5, ns6, nev, ncs, nse, ntt, nvt, abf, plx, pl2, smr,
+    smrx, edf, continuous, oebin, nwb, xml, json, mat, h5, hdf5, zip, tar, gz, tdms, raw, csv, txt, npy,
+    kwd, kwik"""
+)
+
+
+# --- patterns -------------------------------------------------------------------------------------
+# Every pattern avoids nested or adjacent unbounded quantifiers, so a 50 kB message reads in linear
+# time; the end-anchored clean-ups are done word by word in Python for the same reason.
+
+
+def _phrases(words: Iterable[str]) -> str:
+    """A regex alternation of literal phrases, longest first, any whitespace between words."""
+    ordered = sorted(words, key=lambda phrase: (-len(phrase), phrase))
+    return "|".join(r"\s+".join(re.escape(part) for part in phrase.split()) for phrase in ordered)
+
+
+_I = re.IGNORECASE
+
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_CLOCK = r"\d{1,2}(?::\d{2}){1,2}(?:\.\d+)?(?:\s*[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\.?"
+_ZONE = r"z|utc|gmt|[+-]\d{2}:?\d{2}|[a-z]+/[a-z_]+|[ecmp][sd]t|cet|cest|bst"
+_DATE_RE = re.compile(
+    rf"(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2,4}}|{_DAY}\s+{_MONTH},?\s+\d{{4}}"
+    rf"|{_MONTH}\s+{_DAY},?\s+\d{{4}})"
+    rf"(?:(?:\s*(?:,|at|@)\s*|\s+|t)(?:{_CLOCK})(?:\s*(?:{_ZONE}))?)?(?![\w/])",
+    _I,
+)
+_THOUSANDS_RE = re.compile(r"\d,\d{3}")
+_NUMBER_WORDS = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|ninety"
+_AGE = (
+    r"P\d+(?:\.\d+)?[DWMY]?(?:\s*[-–/]\s*P?\d+(?:\.\d+)?[DWMY]?)?"  # P90, P90D, P60-P90
+    r"|P(?:\d+Y)?(?:\d+M)?(?:\d+W)?(?:\d+D)?(?<!P)"  # ISO 8601 durations: P1Y2M
+    r"|(?:postnatal\s+day|pnd)\s*\d+"
+    rf"|(?:\d+(?:\.\d+)?|{_NUMBER_WORDS})(?:\s*[-–]\s*\d+)?\s*(?:-\s*)?"
+    r"(?:days?|d|weeks?|wks?|wk|w|months?|mos?|mo|years?|yrs?|yr|y|dpf|hpf|days\s+post[\s-]fertili[sz]ation)"
+    r"(?:\s*(?:-\s*)?old)?"
+)
+_SEX = r"female|male|females|males|woman|man|f|m"
+_SEX_VALUE_RE = re.compile(rf"(?:{_SEX}|unknown|not\s+known|u|other|o)", _I)
+_STRAIN = (
+    r"c57bl/?6(?:/?[jn])?|c57|b6|balb/?c|cd-?1|fvb(?:/n)?|dba/?2|129(?:/sv\w*)?|swiss\s+webster"
+    r"|long[\s-]evans|sprague[\s-]dawley|wistar|lister\s+hooded|[^\W_][\w/-]*-cre(?:ert2)?"
+    r"|ai\d+[a-z]?|[\w-]*gcamp\w*|thy1[\w/-]*|wild[\s-]?type|wt"
+)
+_SPECIES = rf"{_phrases(_SPECIES_NAMES)}|(?:{'|'.join(sorted(_GENERA))})\s+[a-z]+"
+_NAMED_ID = r"(?:mouse|mice|rat|animal|subject|sub|monkey|fish)[\s_#-]*\d+\w*"
+_ID = r"#\d+|(?=[\w.-]*\d)(?=[\w.-]*[^\W\d_])[^\W_][\w.-]*"
+# Words that may sit between subject terms: "we used a female C57BL/6 mouse, about P60".
+_SUBJECT_FILLER = (
+    r"a|an|the|is|was|it's|its|they're|and|&|of|with|which|who|this|that|also|one|we|i|she|he|they|used|using"
+    r"|had|have|old|aged|adult|adults|young|juvenile|larva|larvae|pup|pups|embryo|animal|animals|subject|sex"
+    r"|species|strain|id|about|around|approximately|approx\.?|roughly|circa|ca\.?"
+)
+_SUBJECT_TERM_RE = re.compile(
+    rf"(?:(?P<age>{_AGE})|(?P<sex>{_SEX})|(?P<subject_id_named>{_NAMED_ID})|(?P<species>{_SPECIES})"
+    rf"|(?P<strain>{_STRAIN})|(?P<subject_id>{_ID})|(?P<filler>{_SUBJECT_FILLER}))(?![\w/'-])",
+    _I,
+)
+_TERM_GAP_RE = re.compile(r"[\s,;:~]*")
+_AGE_RE = re.compile(_AGE, _I)
+_SPECIES_RE = re.compile(rf"(?:{_SPECIES})(?![\w-])", _I)
+_SEX_RE = re.compile(rf"(?:{_SEX}|unknown|other)(?![\w-])", _I)
+_TOKEN_RE = re.compile(r"[^\s,;]+")
+
+_LABEL_RE = re.compile(
+    r"(?<![\w'])(?:(?P<verb>change|set|update|correct|switch|fix|make|modify|edit)\s+)?"
+    r"(?:(?:the|our|his|her|their)\s+)?"  # not "my": "my name is" is a label of its own
+    rf"(?P<label>{_phrases(_LABELS)})(?![\w'])",
+    _I,
+)
+_SEPARATOR_RE = re.compile(
+    r"[ \t]*(?:(?P<strict>:|=>?|->|-(?=\s))"
+    r"|(?P<copula>(?:is|was|are|were)(?:\s+actually)?|should\s+(?:be|have\s+been))(?![\w'])"
+    r"|(?P<to>to|with|into)(?![\w']))[ \t]*",
+    _I,
+)
+_MENTION_RE = re.compile(rf"(?<![\w'])(?:{_phrases(_MENTIONS)})(?![\w'])", _I)
+_CHUNK_END_RE = re.compile(r"\n|;|[.!?]+(?=\s|$)")
+_SEGMENT_END_RE = re.compile(r"[,|\t]|\s[-–—]\s")  # "Jane Smith - MIT - V1 recording" too
+# Where a labeled value may be cut: comma parts, "and" parts, and "<person> at <institution>".
+_VALUE_SPLIT_RE = re.compile(r",|\s+(?P<word>and|&|at|from|@|of|by)\s+", _I)
+_AFFILIATION_RE = re.compile(r"\s+(?:at|from|@|of)\s+", _I)
+_LAB_RE = re.compile(
+    r"(?:the\s+)?[^\W\d_][\w'’.-]*(?:[\s-][^\W\d_][\w'’.-]*)?(?:'s|’s)?\s+(?:lab|laboratory|group)", _I
+)
+_LAB_OF_RE = re.compile(r"(?:the\s+)?(?:lab|laboratory|group)\s+of\s+(?P<person>.+)", _I)
+_WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+_FILE_RE = re.compile(rf"\.(?:{'|'.join(sorted(_FILE_EXTENSIONS))})$", _I)
+_FORMAT_RE = re.compile("|".join(rf"(?P<{name}>(?<![\w.])(?:{pattern})(?![\w]))" for name, pattern in _FORMATS), _I)
+_DECLINED_VALUE_RE = re.compile(
+    r"n/?a|none|unknown|not\s+known|no\s+idea|no\s+clue|(?:i\s+)?(?:don'?t|do\s+not)\s+know|not\s+sure|unsure"
+    r"|idk|dunno|skip|tbd|-+|\?+",
+    _I,
+)
+_DECLINE_RE = re.compile(
+    r"(?<![\w'])(?:skip(?:ping)?|pass|omit|leave\s+(?:it\s+)?(?:out|blank|empty)|(?:don'?t|do\s+not)\s+"
+    r"(?:know|have|remember)|not\s+sure|unsure|no\s+(?:idea|clue)|idk|dunno|n/?a|none|unknown|not\s+"
+    r"(?:known|applicable|available|recorded)|(?:can'?t|cannot)\s+remember|no)(?![\w'])",
+)
+_POLITENESS_RE = re.compile(r"(?<![\w'])(?:no\s+problem|no\s+worries|never\s*mind|thank\s+you)(?![\w'])")
+_NO_NEED_RE = re.compile(r"(?<![\w'])no\s+(?:need|reason)\s+to(?![\w'])")
+_LEADING_CHATTER_RE = re.compile(
+    r"(?:(?:yes|yeah|yep|ok|okay|sure|no|nope|nah|actually|sorry|oops|well|oh|um+|uh+|so|and|also|plus|then"
+    r"|hmm+|hi|hello|hey|right|correction|wait|i\s+meant|i\s+mean|meant|it'?s|it\s+is|it\s+was|its|that'?s"
+    r"|that\s+is|this\s+is|they\s+are|they're|(?:she|he)\s+(?:is|was)|the\s+answer\s+is|here\s+you\s+go"
+    r"|i\s+(?:think|guess|believe)|by|from)(?![\w'])[\s,:.!-]*)+",
+    _I,
+)
+_SELF_RE = re.compile(r"(?:me|myself|us|ourselves)\s*,\s*", _I)
+# A part that only names what something is not ("a rat, not a mouse").
+_NOT_RE = re.compile(r"(?:not|rather\s+than|instead\s+of)(?![\w'])", _I)
+_NEGATIVE_START_RE = re.compile(r"(?:no|nope|nah|wrong|incorrect)(?![\w'])", _I)
+_REPLACE_RE = re.compile(r"(?:change|replace|switch|update|correct)\s+.+?\s+(?:to|with|by)\s+", _I)
+_CORRECTION_MARKER_RE = re.compile(
+    r"(?<![\w'])(?:actually|sorry|oops|i\s+meant|meant\s+to\s+say|correction|instead|rather\s+than|my\s+bad"
+    r"|typo|mistake|wrong|not\s+quite)(?![\w'])"
+    r"|(?<![\w'])(?:yes|yeah|yep|ok|okay|sure|fine|good|great|right|correct)[\s,]+(?:but|except|however)"
+    r"(?![\w'])",
+    _I,
+)
+# A chunk that opens with "no" or "wait" corrects what the portal said ("No, it's Stanford").
+_CORRECTING_START_RE = re.compile(
+    r"\W*(?:no|nope|nah|wait)(?![\w'])(?![\s,]+(?:idea|clue|need|reason|problem|worries|metadata|questions"
+    r"|more|thanks))",
+    _I,
+)
+_BORN_RE = re.compile(r"\b(?:born|birth)\b", _I)
+_DATE_PREFIX_RE = re.compile(r"(?:(?:recorded|born|on|at|from)\s+)+", _I)
+_DATE_WORDS = _vocabulary(
+    """today, yesterday, monday, tuesday, wednesday, thursday, friday, saturday, sunday, morning, afternoon,
+    evening, noon, midnight, january, february, march, april, may, june, july, august, september, october,
+    november, december"""
+)
+
+
+# --- intents --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _IntentCue:
+    intent: Intent
+    pattern: re.Pattern[str]
+    alone: bool  # only a command when, with filler, it is the whole segment ("stop" vs "stop-signal task")
+    bare: bool  # a bare yes/no: it counts only when the message says nothing more specific
+
+
+def _cue(intent: Intent, *patterns: str, alone: bool = False, bare: bool = False) -> _IntentCue:
+    alternation = "|".join(patterns)
+    # Not next to "/" either: "n/a" is no "n".
+    return _IntentCue(intent, re.compile(rf"(?<![\w'/])(?:{alternation})(?![\w'/])"), alone, bare)
+
+
+# Matched against the lowercased segment with typographic apostrophes made plain.
+_INTENT_CUES = (
+    _cue(
+        Intent.SKIP_ALL,
+        r"skip\s+(?:all|everything)(?:\s+(?:of\s+)?(?:the\s+)?(?:questions|metadata|fields|it|them))?",
+        r"skip\s+(?:the\s+)?(?:questions|metadata)",
+        r"no\s+(?:more\s+)?(?:metadata|questions)",
+        r"without\s+(?:any\s+)?(?:metadata|questions)",
+        r"minimal\s+metadata",
+        r"don'?t\s+ask\s+(?:me\s+)?(?:anything|any\s+(?:more\s+)?questions|questions)",
+    ),
+    _cue(
+        Intent.ONE_BY_ONE,
+        r"one\s+(?:by|at)\s+(?:one|a\s+time)",
+        r"step\s+by\s+step",
+        r"individually",
+        r"separately",
+    ),
+    _cue(
+        Intent.ACCEPT_AS_IS,
+        r"accept(?:\s+(?:it|this|that|them|the\s+(?:file|result|results)))?(?:\s+as[\s-]+(?:it\s+)?is)?",
+        r"(?:keep|leave)\s+it\s+(?:as[\s-]+(?:it\s+)?is|like\s+(?:this|that)|be)",
+        r"good\s+enough",
+        r"finish\s+(?:it|up|the\s+conversion)",
+        r"i'?ll\s+take\s+it",
+        r"take\s+it\s+as[\s-]+is",
+        r"ignore\s+(?:the\s+)?(?:issues|warnings|errors|problems)",
+        r"mark\s+it\s+(?:as\s+)?(?:done|complete|finished)",
+    ),
+    _cue(Intent.ACCEPT_AS_IS, r"as[\s-]+is", r"finish", alone=True),
+    _cue(
+        Intent.FIX,
+        r"fix\s+(?:the\s+|these\s+|those\s+)?[\w-]+",  # "fix it", "fix the timestamps"
+        r"let'?s\s+fix",
+        r"try\s+to\s+fix",
+        r"auto-?fix",
+        r"repair\s+(?:it|them)",
+    ),
+    _cue(Intent.FIX, r"fix", r"repair", alone=True),
+    _cue(
+        Intent.CANCEL,
+        r"cancel",
+        r"abort",
+        r"stop\s+(?:it|this|that|now|everything|converting|(?:the\s+)?(?:conversion|job|process|upload))",
+        r"terminate",
+        r"forget\s+(?:it|about\s+it)",
+        r"start\s+over",
+        r"kill\s+(?:it|the\s+job)",
+    ),
+    _cue(Intent.CANCEL, r"stop", r"quit", r"exit", alone=True),
+    _cue(
+        Intent.RETRY,
+        r"retry",
+        r"try\s+(?:it\s+)?again",
+        r"(?:run|do|convert)\s+(?:it\s+|that\s+|this\s+)?again",
+        r"re-?run",
+        r"re-?do",
+        r"re-?convert",
+        r"one\s+more\s+time",
+        r"give\s+it\s+another\s+(?:try|go|shot)",
+        r"start\s+again",
+    ),
+    _cue(Intent.RETRY, r"again", alone=True),
+    _cue(
+        Intent.STATUS,
+        r"where\s+are\s+we",
+        r"what'?s\s+(?:happening|going\s+on|the\s+status|up)",
+        r"what\s+is\s+(?:happening|going\s+on|the\s+status)",
+        r"how\s+far(?:\s+along)?",
+        r"how\s+long",
+        r"how\s+much\s+longer",
+        r"how'?s\s+it\s+going",
+        r"(?:is|are)\s+(?:it|you|we|the\s+conversion)\s+(?:done|finished|ready|complete|over)",
+        r"done\s+yet",
+        r"any\s+(?:news|updates?|progress)",
+        r"status",
+        r"progress",
+        r"still\s+(?:running|working|converting)",
+    ),
+    _cue(Intent.STATUS, r"eta", r"update", alone=True),
+    _cue(
+        Intent.HELP,
+        r"help",
+        r"what\s+do\s+you\s+need",
+        r"what\s+can\s+i\s+(?:say|do|type|write)",
+        r"what\s+(?:now|next)",
+        r"how\s+does\s+(?:this|it)\s+work",
+        r"what\s+should\s+i\s+(?:do|say|type)",
+        r"what\s+are\s+(?:my|the)\s+options",
+        r"i'?m\s+(?:confused|lost|stuck)",
+    ),
+    _cue(Intent.HELP, r"options", r"commands", alone=True),
+    _cue(
+        Intent.REJECT,
+        r"not\s+yet",
+        r"not\s+now",
+        r"not\s+ready",
+        r"reject(?:ed)?",
+        r"hold\s+(?:on|off)",
+        r"hang\s+on",
+        r"don'?t\s+think\s+so",
+        r"i\s+disagree",
+    ),
+    _cue(Intent.REJECT, r"wait", alone=True),
+    _cue(Intent.REJECT, r"no|nope|nah|n|wrong|incorrect|negative", alone=True, bare=True),
+    _cue(
+        Intent.APPROVE,
+        r"go\s+ahead",
+        r"go\s+for\s+it",
+        r"proceed",
+        r"approved?",
+        r"convert(?:\s+(?:it|them|this|that|now|(?:the|my)\s+(?:file|files|data|recording)))?",
+        r"start\s+(?:the\s+)?conver(?:sion|ting)",
+        r"begin\s+(?:the\s+)?conversion",
+        r"do\s+it",
+        r"please\s+do",
+        r"looks?\s+(?:good|great|fine|right|correct|ok|okay|perfect)",
+        r"sounds?\s+(?:good|great|fine|right)",
+        r"lgtm",
+        r"let'?s\s+(?:go|do\s+(?:it|this))",
+        r"ship\s+it",
+        r"confirm(?:ed)?",
+        r"run\s+it",
+    ),
+    _cue(Intent.APPROVE, r"start", r"begin", r"continue", r"go", alone=True),
+    _cue(
+        Intent.APPROVE,
+        r"yes(?:\s+please)?|yeah|yep|yup|ya|y|sure|ok|okay|k|fine|alright|all\s+right|all\s+good|correct|right",
+        r"perfect|great|cool|absolutely|definitely|of\s+course|agreed|👍|✅",
+        r"(?:that'?s|that\s+is|it'?s|everything'?s|everything\s+is)\s+(?:all\s+)?(?:right|correct|fine|good)",
+        alone=True,
+        bare=True,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class _Command:
+    intents: frozenset[Intent]
+    bare: frozenset[Intent]
+
+
+def _plain(text: str) -> str:
+    """Lowercase with typographic apostrophes made plain, for matching intent and refusal phrases."""
+    return text.lower().replace("’", "'").replace("‘", "'")
+
+
+def _command(segment: str) -> _Command | None:
+    """The intents of a segment that is a command, or None when the segment is not one."""
+    plain = _NO_NEED_RE.sub(" not ", _POLITENESS_RE.sub(" ", _without_noise(_plain(segment))))
+    hits: list[tuple[int, int, _IntentCue]] = []
+    for cue in _INTENT_CUES:
+        hits.extend((m.start(), m.end(), cue) for m in cue.pattern.finditer(plain))
+    if not hits:
+        return None
+    # Longest first at each position; overlapping hits lose ("try again" is RETRY, not "again").
+    hits.sort(key=lambda hit: (hit[0], hit[0] - hit[1]))
+    kept: list[tuple[int, int, _IntentCue]] = []
+    for hit in hits:
+        if not kept or hit[0] >= kept[-1][1]:
+            kept.append(hit)
+    words = [(m.start(), m.group()) for m in _WORD_RE.finditer(plain)]
+    positions = [pos for pos, _word in words]
+    intents: set[Intent] = set()
+    bare: set[Intent] = set()
+    negated_from = len(plain)
+    for start, _end, cue in reversed(kept):
+        if start >= negated_from:
+            continue  # this "no" negates a later command ("no don't cancel"): it is not a REJECT
+        before = words[max(0, bisect_left(positions, start) - 3) : bisect_left(positions, start)]
+        negator = next((pos for pos, word in before if word in _NEGATORS), None)
+        if negator is not None:
+            negated_from = negator
+            if cue.intent == Intent.APPROVE:
+                intents.add(Intent.REJECT)  # "don't convert", "doesn't look right"
+            continue
+        (bare if cue.bare else intents).add(cue.intent)
+    allowed = 0 if all(cue.alone for _start, _end, cue in kept) else 1
+    if _content_words_outside(words, kept) > allowed:
+        return None
+    return _Command(frozenset(intents), frozenset(bare))
+
+
+def _content_words_outside(words: list[tuple[int, str]], hits: list[tuple[int, int, _IntentCue]]) -> int:
+    """How many words that are neither filler nor negation lie outside the (sorted, disjoint) hits."""
+    count = 0
+    index = 0
+    for pos, word in words:
+        while index < len(hits) and hits[index][1] <= pos:
+            index += 1
+        inside = index < len(hits) and hits[index][0] <= pos
+        if not inside and word not in _FILLER_WORDS and word not in _NEGATORS:
+            count += 1
+    return count
+
+
+# --- refusals -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Refusal:
+    fields: frozenset[str]  # named fields; with `rest`, also the asked fields not given
+    rest: bool
+
+
+def _refusal(segment: str) -> _Refusal | None:
+    """A refusal to answer ("skip the age", "no idea", "n/a"), or None."""
+    plain = _plain(segment)
+    declines = [m.group() for m in _DECLINE_RE.finditer(plain)]
+    if not declines:
+        return None
+    remaining = _DECLINE_RE.sub(" ", plain)
+    named: set[str] = set()
+    for m in _MENTION_RE.finditer(remaining):
+        named.update(_MENTIONS[" ".join(m.group().split())])
+    remaining = _MENTION_RE.sub(" ", remaining)
+    leftover = [w for w in _WORD_RE.findall(remaining) if w not in _FILLER_WORDS and w not in _REFUSAL_FILLER]
+    if leftover or (set(declines) == {"no"} and not named):
+        return None
+    rest = _REST in named or not named
+    return _Refusal(frozenset(named - {_REST}), rest)
+
+
+# --- noise: greetings, file names, format names ---------------------------------------------------
+
+
+def _without_noise(text: str) -> str:
+    """The text without file names and format names, which are never field values."""
+    kept = " ".join(token for token in text.split() if not _FILE_RE.search(token.rstrip(".,;:!?)")))
+    return _FORMAT_RE.sub(" ", kept)
+
+
+def _format_mentions(segment: str) -> list[str]:
+    """Recording systems the segment names, in order, leaving out negated ones ("not SpikeGLX")."""
+    plain = _plain(segment)
+    found = []
+    files = [m.span() for m in re.finditer(r"\S+", plain) if _FILE_RE.search(m.group().rstrip(".,;:!?)"))]
+    for m in _FORMAT_RE.finditer(plain):
+        if any(start <= m.start() < end for start, end in files):
+            continue
+        before = _WORD_RE.findall(plain[max(0, m.start() - 30) : m.start()])[-2:]
+        if not _NEGATORS.intersection(before):
+            found.append(m.lastgroup or "")
+    content = [w for w in _WORD_RE.findall(_without_noise(plain)) if w not in _FILLER_WORDS]
+    if len(content) == 1 and content[0] in _AMBIGUOUS_FORMAT_WORDS:
+        found.append(_AMBIGUOUS_FORMAT_WORDS[content[0]])
+    return found
+
+
+def _is_noise(segment: str) -> bool:
+    words = _WORD_RE.findall(_without_noise(_plain(segment)))
+    return all(
+        w in _FILLER_WORDS or w in _FORMAT_CONTEXT_WORDS or w in _AMBIGUOUS_FORMAT_WORDS or w in _NEGATORS
+        for w in words
+    )
+
+
+def _is_question(segment: str) -> bool:
+    stripped = segment.strip()
+    if stripped and set(stripped) == {"?"}:
+        return True
+    words = _WORD_RE.findall(_plain(stripped))
+    return stripped.endswith("?") and bool(words) and words[0] in _QUESTION_WORDS
+
+
+# --- content cues ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """A stretch of unlabeled data and the fields its content points to, preferred first."""
+
+    start: int
+    end: int
+    fields: tuple[str, ...]
+    hard: bool  # the cue is a shape that leaves no doubt, not a guess
+
+
+def _classify_segment(text: str, start: int, end: int) -> list[_Piece]:
+    """Split one data segment into pieces by content cues (see the module docstring)."""
+    value = text[start:end]
+    dates = _date_fields(value)
+    if dates:
+        return [_Piece(start, end, dates, hard=True)]
+    terms = _subject_terms(value)
+    if terms:
+        return [_Piece(start + s, start + e, (name,), hard=True) for name, s, e in terms]
+    affiliation = _affiliation(value)
+    if affiliation:
+        head_end, tail_start = affiliation
+        return [
+            *_classify_segment(text, start, start + head_end),
+            _Piece(start + tail_start, end, ("institution",), hard=True),
+        ]
+    if _is_known_institution(value):
+        return [_Piece(start, end, ("institution",), hard=True)]
+    if _is_lab(value):
+        return [_Piece(start, end, ("lab",), hard=True)]
+    if _is_institution(value):
+        return [_Piece(start, end, ("institution",), hard=True)]
+    person = _person(value)
+    if person:
+        return [_Piece(start, end, ("experimenter",), hard=person == "titled")]
+    if _is_description(value):
+        return [_Piece(start, end, _DESCRIPTION_FIELDS, hard=False)]
+    return [_Piece(start, end, (), hard=False)]
+
+
+def _date_fields(value: str) -> tuple[str, ...]:
+    prefix = _DATE_PREFIX_RE.match(value)
+    if not _DATE_RE.fullmatch(value, prefix.end() if prefix else 0):
+        return ()
+    return ("date_of_birth",) if _BORN_RE.search(value) else _DATE_FIELDS
+
+
+def _subject_terms(value: str) -> list[tuple[str, int, int]]:
+    """Ages, sex, species, strains and ids making up the whole value ("a 90-day-old male mouse")."""
+    terms: list[tuple[str, int, int]] = []
+    pos = 0
+    while True:
+        gap = _TERM_GAP_RE.match(value, pos)
+        pos = gap.end() if gap else pos
+        if pos >= len(value):
+            return terms
+        m = _SUBJECT_TERM_RE.match(value, pos)
+        if not m or (m.lastgroup == "subject_id" and m.group().lower() in _BRAIN_AREAS):
+            return []
+        if m.lastgroup != "filler":
+            name = "subject_id" if m.lastgroup == "subject_id_named" else m.lastgroup or ""
+            terms.append((name, m.start(), m.end()))
+        pos = m.end()
+
+
+def _affiliation(value: str) -> tuple[int, int] | None:
+    """Where "<person or lab> at/from/of <institution>" splits, as (end of head, start of tail)."""
+    if len(value.split()) > 12:
+        return None
+    for m in _AFFILIATION_RE.finditer(value):
+        head, tail = value[: m.start()], value[m.end() :]
+        if (_person(head) or _is_lab(head)) and _is_affiliation(tail):
+            return m.start(), m.end()
+    return None
+
+
+def _is_affiliation(value: str) -> bool:
+    """After "<person> at", an institution: a known or keyworded one, or a capitalised name ("Duke")."""
+    words = value.split()
+    capitalised = 0 < len(words) <= 5 and all(w[0].isupper() or w.lower() in _NAME_PARTICLES for w in words)
+    return capitalised or _is_known_institution(value) or _is_institution(value)
+
+
+def _without_article(value: str) -> list[str]:
+    words = _WORD_RE.findall(value.lower())
+    return words[1:] if words[:1] == ["the"] else words
+
+
+def _is_known_institution(value: str) -> bool:
+    words = _without_article(value)
+    if not words or len(words) > 8:
+        return False
+    if " ".join(words) in _KNOWN_INSTITUTIONS or words[0] in _KNOWN_INSTITUTIONS:
+        return True
+    joined = f" {' '.join(words)} "
+    return any(f" {name} " in joined for name in _KNOWN_INSTITUTIONS if " " in name)
+
+
+def _is_lab(value: str) -> bool:
+    words = _without_article(value)
+    if len(words) > 6 or _DESCRIPTION_WORDS.intersection(words):
+        return False
+    lab_of = _LAB_OF_RE.fullmatch(value.strip())
+    return bool(_LAB_RE.fullmatch(value.strip()) or (lab_of and _person(lab_of.group("person"))))
+
+
+def _is_institution(value: str) -> bool:
+    words = _without_article(value)
+    return (
+        0 < len(words) <= 10
+        and bool(_INSTITUTION_WORDS.intersection(words))
+        and not _DESCRIPTION_WORDS.intersection(words)
+    )
+
+
+def _person(value: str) -> str | None:
+    """Whether the value names people: "titled" (Dr. Smith), "plain" (Zoë Müller) or None; "and" lists too."""
+    people = re.split(r"\s+(?:and|&)\s+|\s*,\s*", value.strip())
+    kinds = [_one_person(person) for person in people]
+    if not all(kinds):
+        return None
+    return "titled" if "titled" in kinds else "plain"
+
+
+def _one_person(value: str) -> str | None:
+    tokens = value.split()
+    titled = bool(tokens) and tokens[0].lower().rstrip(".") in _TITLES
+    names = tokens[1:] if titled else tokens
+    if not names or len(names) > 5:
+        return None
+    capitalised = 0
+    for token in names:
+        bare = token.rstrip(".,")
+        lowered = bare.lower()
+        if lowered in _NAME_PARTICLES:
+            continue
+        if not bare or not all(ch.isalpha() or ch in "'’-." for ch in bare):
+            return None
+        if lowered in _DESCRIPTION_WORDS or lowered in _SPECIES_WORDS or lowered in _INSTITUTION_WORDS:
+            return None
+        initial = len(bare.rstrip(".")) == 1
+        if not titled and not (bare[0].isupper() and (initial or any(ch.islower() for ch in bare))):
+            return None
+        capitalised += 1
+    if titled:
+        return "titled" if capitalised else None
+    return "plain" if capitalised >= 2 else None
+
+
+def _is_description(value: str) -> bool:
+    words = _WORD_RE.findall(value)
+    lowered = [w.lower() for w in words]
+    if any(w in _DESCRIPTION_WORDS or w in _BRAIN_AREAS or w in _SPECIES_WORDS for w in lowered):
+        return True
+    if any(w.islower() and len(w) >= 5 and w.endswith(("ing", "ed")) for w in words):
+        return True
+    return len(words) >= 3 and any(w.isalpha() and w.islower() and w not in _NAME_PARTICLES for w in words)
+
+
+def _fits(field: str, value: str) -> bool:
+    """Whether the value has the shape of the field at all, so an answer may be taken for it."""
+    words = value.split()
+    has_digit = any(ch.isdigit() for ch in value)
+    match field:
+        case "experimenter":
+            return not has_digit and len(words) <= 8
+        case "institution" | "lab":
+            return len(words) <= 12
+        case "subject_id":
+            return len(words) <= 3
+        case "species":
+            return not has_digit and len(words) <= 4
+        case "strain":
+            return len(words) <= 4
+        case "sex":
+            return bool(_SEX_VALUE_RE.fullmatch(value.strip()))
+        case "age":
+            return bool(_AGE_RE.fullmatch(value.strip()))
+        case "session_start_time" | "date_of_birth":
+            return has_digit or bool(_DATE_WORDS.intersection(w.lower() for w in _WORD_RE.findall(value)))
+        case _:
+            return True
+
+
+# The shape of a value that follows its label without separator ("age P60 female" → P60).
+_SHAPES = {
+    "age": _AGE_RE,
+    "sex": _SEX_RE,
+    "species": _SPECIES_RE,
+    "session_start_time": _DATE_RE,
+    "date_of_birth": _DATE_RE,
+    "subject_id": _TOKEN_RE,
+    "strain": _TOKEN_RE,
+}
+
+
+def _shaped_end(field: str, text: str, start: int, end: int) -> int | None:
+    """Where a value of a shaped field that starts at `start` ends, or None for other fields."""
+    pattern = _SHAPES.get(field)
+    if pattern is None:
+        return None
+    m = pattern.match(text, start, end)
+    return m.end() if m and m.end() > start else None
+
+
+# --- spans ----------------------------------------------------------------------------------------
+
+
+def _ends_with_abbreviation(text: str, start: int, dot: int) -> bool:
+    words = text[max(start, dot - 12) : dot].split()
+    if not words:
+        return False
+    word = words[-1].lower()
+    return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+
+
+def _trim(text: str, start: int, end: int, *, keep: str = "") -> tuple[int, int]:
+    """The span without surrounding spaces, quotes, bullets and punctuation (keeping "Dr.", and `keep`)."""
+    while start < end and (text[start].isspace() or text[start] in "\"'“”‘’`*•-–—:;,.!|/\\~"):
+        start += 1
+    while end > start:
+        ch = text[end - 1]
+        if ch in keep:
+            break
+        if (
+            ch.isspace()
+            or ch in "\"'“”‘’`*•:;,!?|/\\"
+            or (ch == "." and not _ends_with_abbreviation(text, start, end - 1))
+        ):
+            end -= 1
+        else:
+            break
+    return start, end
+
+
+def _strip_trailing_words(text: str, start: int, end: int, words: frozenset[str]) -> int:
+    """`end` moved back over trailing words from `words` ("Jane Smith and the" → "Jane Smith")."""
+    while True:
+        start, end = _trim(text, start, end)
+        cut = max(text.rfind(" ", start, end), text.rfind(",", start, end))
+        if cut < start or text[cut + 1 : end].lower() not in words:
+            return end
+        end = cut
+
+
+def _chunks(text: str) -> list[tuple[int, int]]:
+    spans = []
+    start = 0
+    for m in _CHUNK_END_RE.finditer(text):
+        if m.group().startswith(".") and _ends_with_abbreviation(text, start, m.start()):
+            continue
+        spans.append((start, m.end()))
+        start = m.end()
+    spans.append((start, len(text)))
+    return [(s, e) for s, e in spans if text[s:e].strip()]
+
+
+def _segments(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Comma (or "|", tab, spaced dash) separated parts of an unlabeled span, not cutting "March 15, 2024"."""
+    protected: set[int] = set()
+    for pattern in (_DATE_RE, _THOUSANDS_RE):
+        for m in pattern.finditer(text, start, end):
+            protected.update(i for i in range(m.start(), m.end()) if text[i] == ",")
+    spans = []
+    for m in _SEGMENT_END_RE.finditer(text, start, end):
+        if m.start() not in protected:
+            spans.append((start, m.start()))
+            start = m.end()
+    spans.append((start, end))
+    # "?" stays: it tells a question from data.
+    return [span for s, e in spans if (span := _trim(text, s, e, keep="?"))[0] < span[1]]
+
+
+# --- labels ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _LabelMatch:
+    start: int  # where the label, with its verb and article, starts
+    value_start: int
+    label: _Label
+    separator: str  # "strict", "copula", "to", "phrase" or "none"
+    correction: bool
+    opens_part: bool  # the label starts the chunk or a comma part ("…, institution KAUST")
+
+
+@dataclass
+class _Value:
+    field: str
+    start: int
+    end: int
+    labeled: bool
+    correction: bool = False
+
+
+def _label_match(text: str, m: re.Match[str], start: int, end: int) -> _LabelMatch | None:
+    """The label found by `m` in the chunk `start:end`, if a separator that this label allows follows it."""
+    label = _LABELS[" ".join(m.group("label").lower().split())]
+    verb = bool(m.group("verb"))
+    before = m.start() - 1
+    while before >= start and text[before].isspace():
+        before -= 1
+    opens_part = before < start or text[before] in ",|"
+    if label.intro == _P:
+        return _LabelMatch(m.start(), m.end(), label, "phrase", verb, opens_part)
+    sep = _SEPARATOR_RE.match(text, m.end(), end)
+    if sep and sep.group("strict"):
+        return _LabelMatch(m.start(), sep.end(), label, "strict", verb, opens_part)
+    if sep and sep.group("copula") and label.intro in (_C, _L):
+        correction = verb or " " in sep.group("copula").strip()  # "is actually", "should be"
+        return _LabelMatch(m.start(), sep.end(), label, "copula", correction, opens_part)
+    if sep and sep.group("to") and verb:
+        return _LabelMatch(m.start(), sep.end(), label, "to", True, opens_part)
+    if label.intro == _L and m.end() < end and text[m.end()].isspace():
+        return _LabelMatch(m.start(), m.end() + 1, label, "none", verb, opens_part)
+    return None
+
+
+def _is_declined(field: str, value: str) -> bool:
+    value = value.strip()
+    if field == "sex" and _SEX_VALUE_RE.fullmatch(value):
+        return False
+    return bool(_DECLINED_VALUE_RE.fullmatch(value))
+
+
+def _accepts(match: _LabelMatch, text: str, start: int, end: int) -> bool:
+    """Whether the value after a label is really that field's value."""
+    field = match.label.field
+    if start >= end:
+        return False
+    if match.separator in ("strict", "to") and not match.label.generic:
+        return True
+    if _is_declined(field, text[start:end]):
+        return match.separator != "none"
+    pieces = _classify_segment(text, start, end)
+    if any(piece.hard and field not in piece.fields for piece in pieces):
+        return False  # "subject: rat R7" names a species too: read it as unlabeled data
+    if any(field in piece.fields for piece in pieces):
+        return True
+    if match.label.needs_cue or (match.separator == "none" and not match.opens_part):
+        return False
+    return _fits(field, text[start:end])
+
+
+def _is_elsewhere(field: str, text: str, start: int, end: int) -> bool:
+    """Whether a comma part after a labeled value is plainly not part of it."""
+    start, end = _trim(text, start, end)
+    if start >= end:
+        return False
+    if _command(text[start:end]) or _refusal(text[start:end]):
+        return True
+    if field == "keywords":
+        return False
+    pieces = _classify_segment(text, start, end)
+    if any(piece.hard and piece.fields and field not in piece.fields for piece in pieces):
+        return True
+    return field in _NAME_FIELDS and any(piece.fields and field not in piece.fields for piece in pieces)
+
+
+def _cut_value(field: str, text: str, start: int, end: int) -> tuple[int, int]:
+    """Where a labeled value really ends, and where the unlabeled text after it starts."""
+    splits = list(_VALUE_SPLIT_RE.finditer(text, start, end))
+    next_comma = end
+    tail_ends = []  # for each split, where the comma part it opens ends
+    for m in reversed(splits):
+        tail_ends.append(next_comma)
+        if m.group() == ",":
+            next_comma = m.start()
+    tail_ends.reverse()
+    for index, m in enumerate(splits):
+        following = splits[index + 1].start() if index + 1 < len(splits) else end
+        word = (m.group("word") or ",").lower()
+        tail_end = tail_ends[index]
+        if word in ("at", "from", "@", "of"):
+            tail = text[m.end() : tail_end]
+            if field in ("experimenter", "lab") and _is_affiliation(tail):
+                return m.start(), m.end()
+        elif word == "by":
+            if field == "institution" and _person(text[m.end() : tail_end]):
+                return m.start(), m.end()
+        elif _is_elsewhere(field, text, m.end(), following):
+            return m.start(), m.end()
+    return end, end
+
+
+def _labeled_fields(text: str, start: int, end: int) -> tuple[list[_Value], set[str], list[tuple[int, int]]]:
+    """Labeled values in one chunk, the fields declined by value ("age: unknown"), the unlabeled spans."""
+    matches = [lm for m in _LABEL_RE.finditer(text, start, end) if (lm := _label_match(text, m, start, end))]
+    # A label is judged by its value up to the next label; a rejected one ("the effect of age on V1")
+    # then stays inside the previous value.
+    accepted = [
+        match
+        for match, limit in zip(matches, _limits(matches, end), strict=True)
+        if _accepts(match, text, *_value_span(match, text, limit)[:2])
+    ]
+    values: list[_Value] = []
+    declined: set[str] = set()
+    unlabeled = [(start, accepted[0].start if accepted else end)]
+    for match, limit in zip(accepted, _limits(accepted, end), strict=True):
+        value_start, value_end, rest_start = _value_span(match, text, limit)
+        if _is_declined(match.label.field, text[value_start:value_end]):
+            declined.add(match.label.field)
+        elif value_start < value_end:
+            values.append(_Value(match.label.field, value_start, value_end, labeled=True, correction=match.correction))
+        unlabeled.append((rest_start, limit))
+    return values, declined, [(s, e) for s, e in unlabeled if s < e]
+
+
+def _limits(matches: list[_LabelMatch], end: int) -> list[int]:
+    """Where each label's value must stop: at the next label, the last one at `end`."""
+    return [match.start for match in matches[1:]] + [end] if matches else []
+
+
+def _value_span(match: _LabelMatch, text: str, limit: int) -> tuple[int, int, int]:
+    """The value after a label, running at most to `limit` (the next label or the chunk's end), and
+    where the unlabeled text after it starts."""
+    field = match.label.field
+    start, end = _trim(text, match.value_start, limit)
+    self_reference = _SELF_RE.match(text, start, end)  # "recorded by me, Sara Nilsson"
+    start = self_reference.end() if self_reference else start
+    shaped = _shaped_end(field, text, start, end) if match.separator == "none" else None
+    if shaped is None:
+        end, rest = _cut_value(field, text, start, end)
+        end = _strip_trailing_words(text, start, end, _CONNECTORS)
+    else:
+        end = rest = shaped
+    return (*_trim(text, start, end), max(rest, end))
+
+
+# --- the reader -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _DataSegment:
+    order: int
+    pieces: list[_Piece]
+    correction: bool
+
+
+class _MessageReader:
+    """Reads one message chunk by chunk, then assigns the unlabeled data and assembles the result."""
+
+    def __init__(self, text: str, asked: tuple[str, ...]) -> None:
+        self.text = text
+        self.asked = asked
+        self.labeled: list[_Value] = []
+        self.data: list[_DataSegment] = []
+        self.intents: set[Intent] = set()
+        self.bare: set[Intent] = set()
+        self.refusals: list[_Refusal] = []
+        self.declined: set[str] = set()
+        self.formats: list[str] = []
+        self.correction_from: int | None = None
+        self.order = 0
+
+    def read(self) -> ParsedMessage:
+        for start, end in _chunks(self.text):
+            self._read_chunk(start, end)
+        values = self.labeled + _assign(self.text, self.data, self.asked, {v.field for v in self.labeled})
+        if self.correction_from is not None:
+            for value in values:
+                value.correction = value.correction or value.start >= self.correction_from
+        if _is_chatter(values, self.asked):
+            values = []
+        chosen = _resolve(values)
+        fields = {name: self.text[v.start : v.end] for name, v in chosen.items()}
+        skipped = set(self.declined)
+        for refusal in self.refusals:
+            skipped |= refusal.fields
+            if refusal.rest:
+                skipped |= {name for name in self.asked if name not in fields}
+        skipped -= set(fields)
+        intents = set(self.intents)
+        if fields:
+            intents.add(Intent.PROVIDE_METADATA)
+        if self.refusals or self.declined:
+            intents.add(Intent.SKIP_FIELD)
+        format_choice = self.formats[-1] if self.formats else None
+        if format_choice:
+            intents.add(Intent.SELECT_FORMAT)
+        if not intents:  # a bare "yes"/"no" counts only when nothing more specific was said
+            intents = set(self.bare)
+        return ParsedMessage(
+            intents=frozenset(intents),
+            fields=fields,
+            skipped=frozenset(skipped),
+            format_choice=format_choice,
+            corrections=frozenset(name for name, v in chosen.items() if v.correction),
+        )
+
+    def _read_chunk(self, start: int, end: int) -> None:
+        if self.correction_from is None and (
+            _CORRECTION_MARKER_RE.search(self.text, start, end) or _CORRECTING_START_RE.match(self.text, start, end)
+        ):
+            self.correction_from = start
+        values, declined, unlabeled = _labeled_fields(self.text, start, end)
+        self.declined |= declined
+        items: list[tuple[int, _Value | tuple[int, int]]] = [(v.start, v) for v in values]
+        for span_start, span_end in unlabeled:
+            items.extend((s, (s, e)) for s, e in _segments(self.text, span_start, span_end))
+        for _position, item in sorted(items, key=lambda pair: pair[0]):
+            self.order += 1
+            if isinstance(item, _Value):
+                self.labeled.append(item)
+            else:
+                self._read_segment(*item)
+
+    def _read_segment(self, start: int, end: int) -> None:
+        segment = self.text[start:end]
+        self.formats.extend(_format_mentions(segment))
+        if self.asked == ("sex",) and _SEX_VALUE_RE.fullmatch(segment):  # "unknown" answers "which sex?"
+            self._read_data(start, end)
+            return
+        command = _command(segment)
+        if command:
+            self.intents |= command.intents
+            self.bare |= command.bare
+            return
+        refusal = _refusal(segment)
+        if refusal:
+            self.refusals.append(refusal)
+            return
+        if _is_question(segment):
+            self.intents.add(Intent.HELP)
+            return
+        if not _is_noise(segment):
+            self._read_data(start, end)
+
+    def _read_data(self, start: int, end: int) -> None:
+        if _NOT_RE.match(self.text, start, end):
+            return
+        chatter = _LEADING_CHATTER_RE.match(self.text, start, end)
+        correction = bool(chatter and _NEGATIVE_START_RE.match(chatter.group().strip()))
+        start = chatter.end() if chatter else start
+        replace = _REPLACE_RE.match(self.text, start, end)
+        if replace:
+            start, correction = replace.end(), True
+        end = _strip_trailing_words(self.text, start, end, _TRAILING_CHATTER)
+        start, end = _trim(self.text, start, end)
+        if start < end and not _is_noise(self.text[start:end]):
+            self.data.append(_DataSegment(self.order, _classify_segment(self.text, start, end), correction))
+
+
+# --- assignment -----------------------------------------------------------------------------------
+
+
+def _assign(text: str, data: list[_DataSegment], asked: tuple[str, ...], taken: set[str]) -> list[_Value]:
+    """Unlabeled pieces → field values, following the rules in the module docstring."""
+    pending = [name for name in asked if name not in taken]
+    if len(asked) == 1 and pending:
+        whole = _whole_answer(text, data, pending[0])
+        if whole:
+            return [whole]
+    values: list[_Value] = []
+    filled = set(taken)
+    previous: _Value | None = None
+    previous_order = 0
+    for segment in data:
+        for piece in segment.pieces:
+            field = _field_for(text, piece, pending, filled)
+            if field is None:
+                previous = None
+                continue
+            adjacent = previous is not None and segment.order - previous_order <= 1
+            if previous is not None and adjacent and previous.field == field and field in _FREE_TEXT_FIELDS:
+                previous.end = piece.end  # "University of California, Berkeley"
+            else:
+                previous = _Value(field, piece.start, piece.end, labeled=False, correction=segment.correction)
+                values.append(previous)
+                filled.add(field)
+                if field in pending:
+                    pending.remove(field)
+            previous_order = segment.order
+    return values
+
+
+def _whole_answer(text: str, data: list[_DataSegment], field: str) -> _Value | None:
+    """The whole unlabeled answer as the one asked field's value, when nothing speaks against it."""
+    pieces = [piece for segment in data for piece in segment.pieces]
+    orders = [segment.order for segment in data]
+    if not pieces or orders != list(range(orders[0], orders[0] + len(orders))):
+        return None
+    for piece in pieces:
+        if field in piece.fields:
+            continue
+        if piece.hard or not _fits(field, text[piece.start : piece.end]):
+            return None
+    correction = any(segment.correction for segment in data)
+    return _Value(field, pieces[0].start, pieces[-1].end, labeled=False, correction=correction)
+
+
+def _field_for(text: str, piece: _Piece, pending: list[str], filled: set[str]) -> str | None:
+    if piece.fields:
+        return next(
+            (name for name in piece.fields if name in pending),
+            next((name for name in piece.fields if name not in filled), piece.fields[0]),
+        )
+    return next((name for name in pending if _fits(name, text[piece.start : piece.end])), None)
+
+
+def _is_chatter(values: list[_Value], asked: tuple[str, ...]) -> bool:
+    """A lone unlabeled phrase nobody asked a description for ("This keeps failing!"), unless it corrects."""
+    return (
+        len(values) == 1
+        and not values[0].labeled
+        and not values[0].correction
+        and values[0].field in _DESCRIPTION_FIELDS
+        and values[0].field not in asked
+    )
+
+
+def _resolve(values: list[_Value]) -> dict[str, _Value]:
+    """One value per field: a correction beats a labeled value, which beats an unlabeled one."""
+    chosen: dict[str, _Value] = {}
+    for value in sorted(values, key=lambda v: v.start):
+        current = chosen.get(value.field)
+        rank = (value.correction, value.labeled)
+        current_rank = (current.correction, current.labeled) if current else (False, False)
+        # Later corrections win over earlier ones; otherwise the first value of a rank stays.
+        if current is None or rank > current_rank or (value.correction and rank == current_rank):
+            chosen[value.field] = value
+    return chosen

@@ -1,0 +1,32 @@
+"""Make sure the demo lab and user exist (embedded mode only) and print how to log in."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from conversions.models import ApiToken, Lab, Membership
+
+USERNAME = "demo"
+PASSWORD = "demo-nwbportal"
+LAB = "Demo Lab"
+
+
+class Command(BaseCommand):
+    help = "Create the demo lab and user for a local try-out (refused outside the embedded mode)."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if not settings.EMBEDDED:
+            raise CommandError("The demo account exists only in the embedded mode (no DATABASE_URL/REDIS_URL).")
+        user, created = get_user_model().objects.get_or_create(username=USERNAME)
+        if created:
+            user.set_password(PASSWORD)
+            user.save()
+        lab, _ = Lab.objects.get_or_create(name=LAB)
+        Membership.objects.get_or_create(user=user, lab=lab, defaults={"role": Membership.Role.MANAGER})
+        token = ApiToken.for_user(user)
+        password = PASSWORD if created or user.check_password(PASSWORD) else "(changed since it was created)"
+        self.stdout.write(f"Demo account: user “{USERNAME}”, password “{password}”, lab “{LAB}”, API token {token.key}")

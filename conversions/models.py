@@ -1,0 +1,270 @@
+"""What nwbportal stores: labs, conversion sessions and everything that happens in them."""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+import uuid
+import zoneinfo
+from pathlib import Path
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+
+from conversions.orchestrator.state import Awaiting, Memory, Source, Status
+
+
+def validate_timezone(value: str) -> None:
+    if value not in zoneinfo.available_timezones():
+        raise ValidationError(f"“{value}” is not a known time zone (e.g. Europe/Paris, America/New_York, UTC).")
+
+
+def _choices(enum: type) -> list[tuple[str, str]]:
+    return [(member.value, member.value.replace("_", " ")) for member in enum]
+
+
+class Lab(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+    timezone = models.CharField(
+        max_length=64,
+        default="UTC",
+        validators=[validate_timezone],
+        help_text="Recording files carry no time zone; their start times are read in this one.",
+    )
+    institution = models.CharField(max_length=200, blank=True, help_text="Default institution for new sessions.")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        MEMBER = "member"
+        MANAGER = "manager"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    lab = models.ForeignKey(Lab, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.MEMBER)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "lab"], name="one_membership_per_lab"),
+            models.CheckConstraint(condition=Q(role__in=["member", "manager"]), name="membership_role_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.lab} ({self.role})"
+
+
+class ApiToken(models.Model):
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_token")
+    key = models.CharField(max_length=64, unique=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"token of {self.user}"
+
+    @classmethod
+    def for_user(cls, user: models.Model) -> ApiToken:
+        token, _ = cls.objects.get_or_create(user=user, defaults={"key": secrets.token_hex(20)})
+        return token
+
+
+class ConversionSession(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="conversion_sessions")
+    lab = models.ForeignKey(Lab, on_delete=models.PROTECT, related_name="sessions")
+    title = models.CharField(max_length=200, blank=True)
+    status = models.CharField(max_length=32, choices=_choices(Status), default=Status.IDLE)
+    # NULL means "waiting for nothing", which the API reports as null.
+    awaiting = models.CharField(max_length=32, choices=_choices(Awaiting), null=True, blank=True)  # noqa: DJ001
+    format = models.CharField(max_length=64, blank=True)
+    # The detection result (streams, file metadata) as produced by conversions.nwb.detection.
+    detection = models.JSONField(null=True, blank=True)
+    # The orchestrator's memory (conversions.orchestrator.state.Memory).
+    state = models.JSONField(default=dict, blank=True)
+    timezone = models.CharField(max_length=64, validators=[validate_timezone])
+    needs_review = models.BooleanField(default=False)
+    review_reason = models.TextField(blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated"]
+        constraints = [
+            models.CheckConstraint(condition=Q(status__in=[s.value for s in Status]), name="session_status_valid"),
+            models.CheckConstraint(
+                condition=Q(awaiting__isnull=True) | Q(awaiting__in=[a.value for a in Awaiting]),
+                name="session_awaiting_valid",
+            ),
+        ]
+        indexes = [models.Index(fields=["owner", "-updated"]), models.Index(fields=["lab", "-updated"])]
+
+    def __str__(self) -> str:
+        return self.title or f"session {self.id}"
+
+    @property
+    def memory(self) -> Memory:
+        return Memory.model_validate(self.state or {})
+
+    @property
+    def directory(self) -> Path:
+        return Path(settings.DATA_ROOT) / "sessions" / str(self.id)
+
+    @property
+    def source_directory(self) -> Path:
+        return self.directory / "source"
+
+    def clean(self) -> None:
+        Memory.model_validate(self.state or {})
+
+
+def remove_session_files(sender: type, instance: ConversionSession, **kwargs: object) -> None:
+    """A deleted session takes its uploads and NWB files with it."""
+    shutil.rmtree(instance.directory, ignore_errors=True)
+
+
+class SourceFile(models.Model):
+    session = models.ForeignKey(ConversionSession, on_delete=models.CASCADE, related_name="files")
+    relative_path = models.CharField(max_length=1024)
+    size_bytes = models.BigIntegerField()
+    uploaded = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["relative_path"]
+        constraints = [models.UniqueConstraint(fields=["session", "relative_path"], name="one_file_per_path")]
+
+    def __str__(self) -> str:
+        return self.relative_path
+
+
+class MetadataField(models.Model):
+    session = models.ForeignKey(ConversionSession, on_delete=models.CASCADE, related_name="metadata_fields")
+    name = models.CharField(max_length=64)
+    value = models.JSONField()
+    source = models.CharField(max_length=16, choices=_choices(Source))
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "name"], name="one_value_per_field"),
+            models.CheckConstraint(condition=Q(source__in=[s.value for s in Source]), name="metadata_source_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name}={self.value!r} ({self.source})"
+
+
+class ConversionAttempt(models.Model):
+    class State(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    class Validation(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        PASSED = "passed"
+        PASSED_WITH_ISSUES = "passed_with_issues"
+        FAILED = "failed"
+
+    session = models.ForeignKey(ConversionSession, on_delete=models.CASCADE, related_name="attempts")
+    number = models.PositiveIntegerField()
+    state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED)
+    streams = models.JSONField(default=list)
+    # The metadata the attempt was converted with, so each attempt can be explained later.
+    metadata = models.JSONField(default=dict)
+    output_path = models.CharField(max_length=1024, blank=True)
+    size_bytes = models.BigIntegerField(null=True, blank=True)
+    progress = models.FloatField(default=0.0)
+    task_id = models.CharField(max_length=64, blank=True)
+    # How many times the job was handed to a worker: a lost worker's job is run again once.
+    deliveries = models.PositiveSmallIntegerField(default=0)
+    worker = models.CharField(max_length=200, blank=True)
+    queued_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error_message = models.TextField(blank=True)
+    error_detail = models.TextField(blank=True)
+    validation = models.CharField(max_length=32, choices=Validation.choices, default=Validation.PENDING)
+    validation_started_at = models.DateTimeField(null=True, blank=True)
+    validated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["session", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "number"], name="one_attempt_per_number"),
+            models.CheckConstraint(
+                condition=Q(state__in=["queued", "running", "succeeded", "failed", "cancelled"]),
+                name="attempt_state_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"attempt {self.number} of {self.session_id}"
+
+    @property
+    def duration_s(self) -> float | None:
+        if self.started_at and self.finished_at:
+            return (self.finished_at - self.started_at).total_seconds()
+        return None
+
+
+class ValidationIssue(models.Model):
+    attempt = models.ForeignKey(ConversionAttempt, on_delete=models.CASCADE, related_name="issues")
+    check_name = models.CharField(max_length=200)
+    importance = models.CharField(max_length=64)
+    message = models.TextField()
+    location = models.CharField(max_length=1024, blank=True)
+    object_type = models.CharField(max_length=200, blank=True)
+    object_name = models.CharField(max_length=200, blank=True)
+    explanation = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["attempt", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.importance} {self.check_name}"
+
+
+class ChatMessage(models.Model):
+    class Role(models.TextChoices):
+        USER = "user"
+        ASSISTANT = "assistant"
+
+    session = models.ForeignKey(ConversionSession, on_delete=models.CASCADE, related_name="messages")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    text = models.TextField()
+    card = models.CharField(max_length=32, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.text[:60]}"
+
+
+class AuditEvent(models.Model):
+    session = models.ForeignKey(ConversionSession, on_delete=models.CASCADE, related_name="audit_events", null=True)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    kind = models.CharField(max_length=64)
+    detail = models.JSONField(default=dict, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} at {self.created:%Y-%m-%d %H:%M:%S}"

@@ -1,0 +1,68 @@
+"""The metadata fields nwbportal collects, keyed by NWB's own names.
+
+One registry shared by the orchestrator (what to ask), the language rules (what a user may name),
+the conversion (where each value goes in the NWB file) and the pages (labels).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Placement(StrEnum):
+    NWBFILE = "nwbfile"
+    SUBJECT = "subject"
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    name: str
+    label: str
+    question: str
+    placement: Placement
+    example: str
+
+
+_SPECS = (
+    FieldSpec("experimenter", "experimenter", "Who recorded this session?", Placement.NWBFILE, "Jane Smith"),
+    FieldSpec("institution", "institution", "Which institution was it recorded at?", Placement.NWBFILE, "MIT"),
+    FieldSpec(
+        "experiment_description",
+        "experiment description",
+        "What was the experiment, in a sentence?",
+        Placement.NWBFILE,
+        "Neuropixels recording of V1 neurons during visual stimulation",
+    ),
+    FieldSpec(
+        "session_description",
+        "session description",
+        "How would you describe this session?",
+        Placement.NWBFILE,
+        "Passive viewing, day 3",
+    ),
+    FieldSpec("lab", "lab", "Which lab is this from?", Placement.NWBFILE, "Smith Lab"),
+    FieldSpec("keywords", "keywords", "Any keywords for this dataset?", Placement.NWBFILE, "V1, Neuropixels"),
+    FieldSpec(
+        "session_start_time",
+        "session start time",
+        "When did the recording start (date, time and timezone)?",
+        Placement.NWBFILE,
+        "2024-03-15 14:30 Europe/Paris",
+    ),
+    FieldSpec("subject_id", "subject id", "What is the animal's (subject's) id?", Placement.SUBJECT, "mouse001"),
+    FieldSpec("species", "species", "Which species?", Placement.SUBJECT, "Mus musculus"),
+    FieldSpec("sex", "sex", "The subject's sex (male, female, unknown)?", Placement.SUBJECT, "M"),
+    FieldSpec("age", "age", "The subject's age at the session?", Placement.SUBJECT, "P90D (90 days)"),
+    FieldSpec("date_of_birth", "date of birth", "The subject's date of birth?", Placement.SUBJECT, "2024-01-10"),
+    FieldSpec("strain", "strain", "The subject's strain?", Placement.SUBJECT, "C57BL/6J"),
+)
+
+FIELDS: dict[str, FieldSpec] = {spec.name: spec for spec in _SPECS}
+
+# Seed 000 §3: asked before any conversion, because DANDI needs them for attribution.
+CRITICAL_FIELDS: tuple[str, ...] = ("experimenter", "institution", "experiment_description")
+
+# DANDI refuses a file without a subject (nwbinspector raises CRITICAL check_subject_* messages), so
+# these are asked together with the critical fields; the user may skip them.
+SUBJECT_FIELDS: tuple[str, ...] = ("subject_id", "species", "sex", "age")

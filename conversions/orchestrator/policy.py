@@ -1,0 +1,723 @@
+"""The conversation policy: (what the session looks like, what just happened) → the next step.
+
+Pure: no Django, no I/O, no LLM. The services call `handle` inside a transaction and carry out the
+step's actions. Seed 000 is the specification; docs/design/orchestrator.md summarises the flow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from conversions.language.rules import Intent
+from conversions.nwb.fields import CRITICAL_FIELDS, FIELDS, SUBJECT_FIELDS
+from conversions.nwb.normalizers import normalize_field
+from conversions.orchestrator.state import (
+    RUNNING_STATUSES,
+    Awaiting,
+    CancelJobs,
+    ConversionFailed,
+    ConversionSucceeded,
+    DetectFormat,
+    DetectionFailed,
+    Event,
+    FieldValue,
+    FilesChanged,
+    FlagForReview,
+    FormatDetected,
+    IssueSummary,
+    JobLost,
+    Memory,
+    Reply,
+    SessionView,
+    Source,
+    StartConversion,
+    StartValidation,
+    Status,
+    Step,
+    UserAction,
+    UserMessage,
+    ValidationCompleted,
+)
+
+# Intents that move the metadata conversation on even without a value.
+_STEERING = frozenset({Intent.APPROVE, Intent.SKIP_ALL, Intent.SKIP_FIELD, Intent.ONE_BY_ONE})
+# From this attempt on, identical issues mean the loop is not getting anywhere (seed 000 §4).
+NO_PROGRESS_ATTEMPT = 3
+# Rough throughput used for the plan's time estimate (gzip-bound neuroconv, FIELD-NOTES).
+ESTIMATE_BYTES_PER_SECOND = 50 * 1024 * 1024
+
+
+def handle(view: SessionView, event: Event) -> Step:
+    match event:
+        case FilesChanged():
+            return _files_changed(view, event)
+        case FormatDetected():
+            return _format_detected(view, event)
+        case DetectionFailed():
+            if view.status != Status.DETECTING_FORMAT or event.files_version != view.memory.files_version:
+                return _refuse(view, "")
+            return _step(view, Status.IDLE, None, replies=[Reply(text=event.user_message)])
+        case UserMessage():
+            return _user_message(view, event)
+        case UserAction():
+            return _user_action(view, event)
+        case ConversionSucceeded():
+            return _conversion_succeeded(view, event)
+        case ConversionFailed():
+            return _conversion_failed(view, event)
+        case ValidationCompleted():
+            return _validation_completed(view, event)
+        case JobLost():
+            return _job_lost(view, event)
+    raise TypeError(f"unknown event {event!r}")
+
+
+# --- building steps -------------------------------------------------------------------------------
+
+
+def _step(
+    view: SessionView,
+    status: Status,
+    awaiting: Awaiting | None,
+    *,
+    memory: Memory | None = None,
+    updates: dict[str, FieldValue] | None = None,
+    replies: Sequence[Reply] = (),
+    actions: Sequence[Any] = (),
+) -> Step:
+    return Step(
+        status=status,
+        awaiting=awaiting,
+        memory=memory if memory is not None else view.memory,
+        metadata_updates=updates or {},
+        replies=tuple(replies),
+        actions=tuple(actions),
+    )
+
+
+def _refuse(view: SessionView, text: str) -> Step:
+    return Step(
+        status=view.status,
+        awaiting=view.awaiting,
+        memory=view.memory,
+        replies=(Reply(text=text),),
+        refused=True,
+    )
+
+
+def _merged(view: SessionView, updates: dict[str, FieldValue]) -> dict[str, FieldValue]:
+    return {**view.metadata, **updates}
+
+
+def _has(metadata: dict[str, FieldValue], name: str) -> bool:
+    entry = metadata.get(name)
+    return entry is not None and entry.value not in (None, "", [])
+
+
+def _missing(metadata: dict[str, FieldValue], names: Iterable[str], declined: Iterable[str]) -> list[str]:
+    declined = set(declined)
+    return [name for name in names if not _has(metadata, name) and name not in declined]
+
+
+def _labels(names: Sequence[str]) -> str:
+    labels = [FIELDS[name].label for name in names]
+    if len(labels) <= 1:
+        return "".join(labels)
+    return ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+# --- files and detection --------------------------------------------------------------------------
+
+
+def _files_changed(view: SessionView, event: FilesChanged) -> Step:
+    if view.status in (Status.CONVERTING, Status.VALIDATING):
+        return _refuse(view, "A conversion is running on these files; cancel it before changing them.")
+    version = view.memory.files_version + 1
+    memory = view.memory.model_copy(update={"selected_streams": [], "files_version": version})
+    if event.total == 0:
+        text = "No files are left. Upload the recording (the whole folder if it has several files)."
+        return _step(view, Status.IDLE, None, memory=memory, replies=[Reply(text=text)])
+    done = []
+    if event.added:
+        done.append(f"Received {event.added} file{'s' if event.added != 1 else ''}")
+    if event.removed:
+        done.append(f"removed {event.removed}")
+    text = (", ".join(done) or "Files changed").capitalize() + f" ({event.total} in all). Looking at what they contain…"
+    return _step(
+        view,
+        Status.DETECTING_FORMAT,
+        None,
+        memory=memory,
+        replies=[Reply(text=text)],
+        actions=[DetectFormat(files_version=version)],
+    )
+
+
+def _format_detected(view: SessionView, event: FormatDetected) -> Step:
+    if view.status != Status.DETECTING_FORMAT or event.files_version != view.memory.files_version:
+        # Cancelled, or the files changed, while this detection ran: a newer one decides.
+        return _refuse(view, "")
+    recording = event.recording
+    updates: dict[str, FieldValue] = {}
+    start = event.file_metadata.get("session_start_time")
+    existing = view.metadata.get("session_start_time")
+    if start and (existing is None or existing.source == Source.FILE):
+        updates["session_start_time"] = FieldValue(value=start, source=Source.FILE)
+    memory = view.memory.model_copy(update={"selected_streams": list(recording.default_streams)})
+    streams = ", ".join(s.label for s in recording.streams if s.id in recording.default_streams)
+    lines = [f"This is a {recording.format_label} recording: {streams}."]
+    lines.extend(recording.notes)
+    view = view.model_copy(update={"memory": memory, "metadata": _merged(view, updates), "recording": recording})
+    return _next_after_metadata(view, updates=updates, preface=lines)
+
+
+# --- the metadata → plan path ---------------------------------------------------------------------
+
+
+def _next_after_metadata(
+    view: SessionView,
+    *,
+    updates: dict[str, FieldValue],
+    preface: Sequence[str] = (),
+    memory: Memory | None = None,
+) -> Step:
+    """Ask for what is still missing, or show the plan (or convert straight away in minimal mode)."""
+    memory = memory or view.memory
+    metadata = _merged(view, updates)
+    required = _required_fields(metadata)
+    missing_required = _missing(metadata, required, memory.declined)
+    if missing_required and _may_ask(view, memory):
+        first_request = memory.metadata_requests == 0
+        asking = _missing(metadata, required + SUBJECT_FIELDS, memory.declined) if first_request else missing_required
+        return _ask(view, asking, updates=updates, memory=memory, preface=preface)
+    if memory.one_by_one:
+        remaining = _missing(metadata, required + SUBJECT_FIELDS, memory.declined)
+        if remaining:
+            return _ask(view, remaining, updates=updates, memory=memory, preface=preface)
+    if memory.minimal:
+        preface = [
+            *preface,
+            "Converting with what I have, without a plan to approve (you asked to skip "
+            "the questions). You can add details afterwards and convert again.",
+        ]
+        return _start_conversion(view, updates=updates, memory=memory, preface=preface)
+    plan = _plan(view, metadata, memory)
+    memory = memory.model_copy(update={"asking_for": []})
+    replies = [Reply(text=t) for t in preface] + [plan]
+    return _step(view, Status.AWAITING_APPROVAL, Awaiting.APPROVAL, memory=memory, updates=updates, replies=replies)
+
+
+def _required_fields(metadata: dict[str, FieldValue]) -> tuple[str, ...]:
+    """Seed 000's critical fields, plus the start time when the files do not carry one (NWB
+    requires it, and only the user can know it)."""
+    if _has(metadata, "session_start_time"):
+        return CRITICAL_FIELDS
+    return (*CRITICAL_FIELDS, "session_start_time")
+
+
+def _may_ask(view: SessionView, memory: Memory) -> bool:
+    """Seed 000 `should_ask_for_metadata`: not in minimal mode, and at most N requests."""
+    if memory.minimal:
+        return False
+    return memory.one_by_one or memory.metadata_requests < view.max_metadata_requests
+
+
+def _ask(
+    view: SessionView,
+    asking: list[str],
+    *,
+    updates: dict[str, FieldValue],
+    memory: Memory,
+    preface: Sequence[str] = (),
+) -> Step:
+    if memory.one_by_one:
+        spec = FIELDS[asking[0]]
+        text = f"{spec.question} (for example: {spec.example}; say “skip” to leave it out)"
+        memory = memory.model_copy(update={"asking_for": asking[:1]})
+    else:
+        critical = [name for name in asking if name not in SUBJECT_FIELDS]
+        subject = [name for name in asking if name in SUBJECT_FIELDS]
+        parts = []
+        if critical:
+            parts.append(f"Before converting I need the {_labels(critical)} (DANDI requires them).")
+        if subject:
+            parts.append(
+                f"If you have them, also the subject's {_labels(subject)}: DANDI requires a subject, "
+                "and giving it now avoids a second conversion."
+            )
+        example = ", ".join(FIELDS[name].example for name in asking)
+        parts.append(
+            f"You can answer in one message, e.g. “{example}”, or label them (“species: mouse”). "
+            "Say “one by one” to be asked separately, “skip” for what you don't have, or "
+            "“just convert it” to skip the questions."
+        )
+        text = " ".join(parts)
+        memory = memory.model_copy(update={"asking_for": asking, "metadata_requests": memory.metadata_requests + 1})
+    replies = [Reply(text=t) for t in preface] + [Reply(text=text)]
+    return _step(
+        view,
+        Status.AWAITING_USER_INPUT,
+        Awaiting.REQUIRED_METADATA,
+        memory=memory,
+        updates=updates,
+        replies=replies,
+    )
+
+
+def _plan(view: SessionView, metadata: dict[str, FieldValue], memory: Memory) -> Reply:
+    recording = view.recording
+    assert recording is not None, "a plan needs a detected recording"
+    selected = memory.selected_streams or list(recording.default_streams)
+    streams = [s for s in recording.streams if s.id in selected]
+    size = sum(s.size_bytes for s in streams)
+    estimate_s = max(1, round(size / ESTIMATE_BYTES_PER_SECOND))
+    timezone_note = f"{view.timezone} (your lab's setting)"
+    fields = [
+        {"name": name, "label": FIELDS[name].label if name in FIELDS else name, **entry.model_dump(mode="json")}
+        for name, entry in sorted(metadata.items())
+        if entry.value not in (None, "", [])
+    ]
+    missing = _missing(metadata, CRITICAL_FIELDS + SUBJECT_FIELDS, ())
+    lines = [
+        f"Plan for attempt {memory.attempts + 1}: convert the {recording.format_label} recording "
+        f"({len(streams)} stream{'s' if len(streams) != 1 else ''}, {_size(size)}) into one NWB file, "
+        f"then check it against DANDI's rules.",
+    ]
+    lines += [
+        f"• {s.label}: {s.channel_count} channels at {s.sampling_rate_hz:g} Hz, {s.duration_s:.1f} s" for s in streams
+    ]
+    lines += [f"• {f['label']}: {_show(f['value'])} (from {_source_words(Source(f['source']))})" for f in fields]
+    lines.append(f"• Times are in {timezone_note}.")
+    if missing:
+        lines.append(f"• Not given: {_labels(missing)}.")
+    lines.append(f"Estimated time: about {_duration(estimate_s)}. Approve to start, or tell me what to change.")
+    data = {
+        "attempt": memory.attempts + 1,
+        "format": recording.format,
+        "format_label": recording.format_label,
+        "file_count": recording.file_count,
+        "streams": [s.model_dump(mode="json") for s in streams],
+        "size_bytes": size,
+        "estimated_seconds": estimate_s,
+        "timezone": view.timezone,
+        "metadata": fields,
+        "missing": missing,
+    }
+    return Reply(text="\n".join(lines), card="plan", data=data)
+
+
+def _start_conversion(
+    view: SessionView,
+    *,
+    updates: dict[str, FieldValue] | None = None,
+    memory: Memory | None = None,
+    preface: Sequence[str] = (),
+) -> Step:
+    memory = memory or view.memory
+    recording = view.recording
+    if recording is None:
+        return _refuse(view, "There is no recording to convert yet: upload one first.")
+    attempt = memory.attempts + 1
+    streams = tuple(memory.selected_streams or recording.default_streams)
+    memory = memory.model_copy(update={"attempts": attempt, "asking_for": []})
+    text = f"Converting (attempt {attempt}). Progress shows here; you can cancel at any time."
+    replies = [Reply(text=t) for t in preface] + [Reply(text=text)]
+    return _step(
+        view,
+        Status.CONVERTING,
+        None,
+        memory=memory,
+        updates=updates,
+        replies=replies,
+        actions=[StartConversion(attempt=attempt, streams=streams)],
+    )
+
+
+# --- user input -----------------------------------------------------------------------------------
+
+
+def _user_message(view: SessionView, event: UserMessage) -> Step:
+    parsed = event.parsed
+    memory = view.memory.model_copy(update={"turns": view.memory.turns + 1})
+    view = view.model_copy(update={"memory": memory})
+    if not event.text.strip():
+        return _refuse(view, "That message was empty. " + _help_text(view))
+    if Intent.CANCEL in parsed.intents:
+        return _cancel(view)
+    if Intent.HELP in parsed.intents and not parsed.fields:
+        return _step(view, view.status, view.awaiting, replies=[Reply(text=_help_text(view))])
+    if Intent.STATUS in parsed.intents and not parsed.fields:
+        return _step(view, view.status, view.awaiting, replies=[Reply(text=_status_text(view))])
+
+    updates, problems = _normalized(view, parsed.fields)
+    declined = set(memory.declined)
+    if Intent.SKIP_ALL in parsed.intents:
+        memory = memory.model_copy(update={"minimal": True})
+    if Intent.ONE_BY_ONE in parsed.intents:
+        memory = memory.model_copy(update={"one_by_one": True})
+    skipped = set(parsed.skipped)
+    if Intent.SKIP_FIELD in parsed.intents and not skipped:
+        skipped = {name for name in memory.asking_for if name not in updates}
+    declined |= skipped - set(updates)
+    memory = memory.model_copy(update={"declined": sorted(declined)})
+    view = view.model_copy(update={"memory": memory})
+    preface = [_acknowledge(updates)] if updates else []
+    preface += problems
+
+    if view.status in RUNNING_STATUSES:
+        note = " They will be used if the file is converted again." if updates else ""
+        text = "The conversion is under way; I'll tell you when it's done."
+        if view.status == Status.DETECTING_FORMAT:
+            text = "I'm still looking at your files; one moment."
+        return _step(
+            view,
+            view.status,
+            view.awaiting,
+            updates=updates,
+            replies=[Reply(text=t) for t in preface] + [Reply(text=text + note)],
+        )
+
+    match view.awaiting:
+        case Awaiting.REQUIRED_METADATA:
+            if Intent.APPROVE in parsed.intents and not updates:
+                # "Just convert it" while questions are open is seed 000's minimal user.
+                memory = memory.model_copy(update={"minimal": True})
+            if updates or problems or parsed.intents & _STEERING:
+                return _next_after_metadata(view, updates=updates, preface=preface, memory=memory)
+        case Awaiting.APPROVAL:
+            if updates or problems:
+                return _next_after_metadata(view, updates=updates, preface=preface, memory=memory)
+            if Intent.APPROVE in parsed.intents or Intent.SKIP_ALL in parsed.intents:
+                return _start_conversion(view, memory=memory)
+            if Intent.REJECT in parsed.intents:
+                return _step(
+                    view,
+                    view.status,
+                    view.awaiting,
+                    replies=[
+                        Reply(
+                            text=("Not converting. Tell me what to change (e.g. “institution: Stanford”), or cancel.")
+                        )
+                    ],
+                )
+        case Awaiting.CORRECTION | Awaiting.NO_PROGRESS_DECISION:
+            if Intent.ACCEPT_AS_IS in parsed.intents:
+                return _accept_as_is(view)
+            if (
+                updates
+                or Intent.RETRY in parsed.intents
+                or Intent.FIX in parsed.intents
+                or Intent.APPROVE in parsed.intents
+            ):
+                if updates or Intent.RETRY in parsed.intents or Intent.APPROVE in parsed.intents:
+                    return _start_conversion(view, updates=updates, memory=memory, preface=preface)
+                return _step(view, view.status, view.awaiting, replies=[Reply(text=_fix_prompt(view))])
+        case None:
+            if view.status in (Status.FAILED, Status.CANCELLED, Status.COMPLETED, Status.COMPLETED_WITH_ISSUES):
+                if Intent.RETRY in parsed.intents or (
+                    Intent.APPROVE in parsed.intents and view.status != Status.COMPLETED
+                ):
+                    return _retry(view, updates=updates, preface=preface)
+                if updates:
+                    return _step(
+                        view,
+                        view.status,
+                        None,
+                        updates=updates,
+                        replies=[Reply(text=t) for t in preface]
+                        + [Reply(text="Say “retry” to convert again with these values.")],
+                    )
+            if view.status == Status.IDLE and updates:
+                return _step(
+                    view,
+                    view.status,
+                    None,
+                    updates=updates,
+                    replies=[Reply(text=t) for t in preface]
+                    + [Reply(text="Now upload the recording (the whole folder if it has several files).")],
+                )
+
+    if updates or problems:
+        return _step(view, view.status, view.awaiting, updates=updates, replies=[Reply(text=t) for t in preface])
+    return _step(
+        view, view.status, view.awaiting, replies=[Reply(text="I didn't understand that. " + _help_text(view))]
+    )
+
+
+def _normalized(view: SessionView, raw_fields: dict[str, str]) -> tuple[dict[str, FieldValue], list[str]]:
+    updates: dict[str, FieldValue] = {}
+    problems: list[str] = []
+    for name, raw in raw_fields.items():
+        try:
+            value = normalize_field(name, raw, timezone=view.timezone)
+        except ValueError as exc:
+            problems.append(f"I couldn't use “{raw}” as the {FIELDS[name].label if name in FIELDS else name}: {exc}")
+            continue
+        updates[name] = FieldValue(value=value, source=Source.USER)
+    return updates, problems
+
+
+def _acknowledge(updates: dict[str, FieldValue]) -> str:
+    parts = [
+        f"{FIELDS[name].label if name in FIELDS else name}: {_show(entry.value)}" for name, entry in updates.items()
+    ]
+    return "Noted — " + "; ".join(parts) + "."
+
+
+def _user_action(view: SessionView, event: UserAction) -> Step:
+    match event.action:
+        case "cancel":
+            return _cancel(view)
+        case "approve":
+            if view.awaiting == Awaiting.APPROVAL:
+                return _start_conversion(view)
+            if view.awaiting == Awaiting.REQUIRED_METADATA:
+                return _refuse(view, "I still need some details before I can show a plan. " + _help_text(view))
+            return _refuse(view, "There is nothing to approve right now. " + _status_text(view))
+        case "reject":
+            if view.awaiting != Awaiting.APPROVAL:
+                return _refuse(view, "There is no plan waiting for approval. " + _status_text(view))
+            return _step(
+                view,
+                view.status,
+                view.awaiting,
+                replies=[
+                    Reply(text=("Not converting. Tell me what to change (e.g. “institution: Stanford”), or cancel."))
+                ],
+            )
+        case "accept_as_is":
+            if view.awaiting in (Awaiting.CORRECTION, Awaiting.NO_PROGRESS_DECISION):
+                return _accept_as_is(view)
+            return _refuse(view, "There is no validated file waiting for a decision. " + _status_text(view))
+        case "retry":
+            if view.status in RUNNING_STATUSES:
+                return _refuse(view, "A job is already running. " + _status_text(view))
+            if view.awaiting in (Awaiting.CORRECTION, Awaiting.NO_PROGRESS_DECISION):
+                return _start_conversion(view)
+            if view.status in (Status.FAILED, Status.CANCELLED, Status.COMPLETED_WITH_ISSUES, Status.COMPLETED):
+                return _retry(view, updates={})
+            return _refuse(view, "There is nothing to retry yet. " + _status_text(view))
+        case "select_format":
+            return _refuse(
+                view,
+                "Only SpikeGLX recordings are supported so far, and they are recognised "
+                "automatically: there is no format to choose.",
+            )
+    raise ValueError(event.action)
+
+
+def _retry(view: SessionView, *, updates: dict[str, FieldValue], preface: Sequence[str] = ()) -> Step:
+    if view.recording is None:
+        return _refuse(view, "There is no recognised recording to convert: upload one first.")
+    return _next_after_metadata(view, updates=updates, preface=preface)
+
+
+def _cancel(view: SessionView) -> Step:
+    if view.status in (Status.COMPLETED, Status.COMPLETED_WITH_ISSUES, Status.CANCELLED):
+        return _refuse(view, "There is nothing to cancel: " + _status_text(view))
+    running = view.status in RUNNING_STATUSES
+    text = "Cancelled." + (" The running job is being stopped and its partial file removed." if running else "")
+    text += " Your uploaded files and previous attempts are kept; say “retry” or upload again to start over."
+    memory = view.memory.model_copy(update={"asking_for": []})
+    return _step(view, Status.CANCELLED, None, memory=memory, replies=[Reply(text=text)], actions=[CancelJobs()])
+
+
+def _accept_as_is(view: SessionView) -> Step:
+    text = (
+        "Accepted as it is. The file is ready to download; the issues stay listed in the report. "
+        "It may not meet every DANDI requirement."
+    )
+    memory = view.memory.model_copy(update={"asking_for": []})
+    return _step(view, Status.COMPLETED_WITH_ISSUES, None, memory=memory, replies=[Reply(text=text)])
+
+
+# --- job outcomes ---------------------------------------------------------------------------------
+
+
+def _conversion_succeeded(view: SessionView, event: ConversionSucceeded) -> Step:
+    if view.status != Status.CONVERTING or event.attempt != view.memory.attempts:
+        return _refuse(view, "")
+    text = f"Conversion finished ({_size(event.size_bytes)}). Checking the file against DANDI's rules…"
+    return _step(
+        view, Status.VALIDATING, None, replies=[Reply(text=text)], actions=[StartValidation(attempt=event.attempt)]
+    )
+
+
+def _conversion_failed(view: SessionView, event: ConversionFailed) -> Step:
+    if view.status != Status.CONVERTING or event.attempt != view.memory.attempts:
+        return _refuse(view, "")
+    text = (
+        f"The conversion failed: {event.user_message} You can say “retry”, correct a value "
+        "(e.g. “sex: female”), upload corrected files, or cancel."
+    )
+    return _step(
+        view, Status.FAILED, None, replies=[Reply(text=text, card="options", data={"options": ["retry", "cancel"]})]
+    )
+
+
+def _validation_completed(view: SessionView, event: ValidationCompleted) -> Step:
+    if view.status != Status.VALIDATING or event.attempt != view.memory.attempts:
+        return _refuse(view, "")
+    keys = sorted(issue.key for issue in event.issues)
+    memory = view.memory.model_copy(update={"previous_issue_keys": keys})
+    if event.outcome == "passed":
+        text = "The file passed every DANDI check. It is ready to download."
+        return _step(view, Status.COMPLETED, None, memory=memory, replies=[Reply(text=text)])
+    card = _issues_card(event.issues)
+    if event.attempt >= NO_PROGRESS_ATTEMPT and keys == view.memory.previous_issue_keys:
+        text = (
+            "We are going in circles: this attempt has exactly the same issues as the last one. "
+            "You can (a) try a different approach — tell me other values, (b) accept the file as it is, "
+            "or (c) stop and ask an expert to look at it (I'll flag it for the portal's admins)."
+        )
+        return _step(
+            view,
+            Status.AWAITING_USER_INPUT,
+            Awaiting.NO_PROGRESS_DECISION,
+            memory=memory,
+            replies=[card, Reply(text=text, card="options", data={"options": ["retry", "accept_as_is", "cancel"]})],
+            actions=[FlagForReview(reason="no progress: identical issues on consecutive attempts")],
+        )
+    wanted = _missing(view.metadata, _fields_of(event.issues), ())
+    asked_before = [name for name in wanted if name in memory.declined]
+    if event.outcome == "passed_with_issues":
+        text = (
+            "The file is valid NWB and DANDI would accept it, with the suggestions above. "
+            "Would you like to fix them (tell me the values, e.g. “"
+            + (", ".join(f"{FIELDS[n].label}: {FIELDS[n].example}" for n in wanted[:2]) or "keywords: V1")
+            + "”) or accept it as it is?"
+        )
+    else:
+        text = "DANDI would not accept this file yet."
+        if wanted:
+            text += f" To fix it I need the {_labels(wanted)}."
+            if asked_before:
+                text += f" (You skipped the {_labels(asked_before)} earlier; DANDI needs them for this file.)"
+            text += f" For example: “{', '.join(f'{FIELDS[n].label}: {FIELDS[n].example}' for n in wanted)}”."
+        text += " Give the values and I'll convert again, or accept the file as it is."
+    memory = memory.model_copy(update={"asking_for": wanted})
+    return _step(
+        view,
+        Status.AWAITING_USER_INPUT,
+        Awaiting.CORRECTION,
+        memory=memory,
+        replies=[card, Reply(text=text, card="options", data={"options": ["accept_as_is", "retry"]})],
+    )
+
+
+def _job_lost(view: SessionView, event: JobLost) -> Step:
+    text = (
+        "The worker running your conversion stopped unexpectedly and the job could not be resumed. "
+        "Nothing you gave is lost: say “retry” to run it again. The portal's admins have been told."
+    )
+    return _step(
+        view,
+        Status.FAILED,
+        None,
+        replies=[Reply(text=text)],
+        actions=[FlagForReview(reason=f"job lost on attempt {event.attempt}")],
+    )
+
+
+def _fields_of(issues: Iterable[IssueSummary]) -> list[str]:
+    seen: list[str] = []
+    for issue in issues:
+        for name in issue.fields:
+            if name not in seen:
+                seen.append(name)
+    return seen
+
+
+def _issues_card(issues: Sequence[IssueSummary]) -> Reply:
+    order = {"ERROR": 0, "CRITICAL": 1, "BEST_PRACTICE_VIOLATION": 2, "BEST_PRACTICE_SUGGESTION": 3}
+    ranked = sorted(issues, key=lambda i: order.get(i.importance, 9))
+    words = {
+        "ERROR": "must fix",
+        "CRITICAL": "must fix",
+        "BEST_PRACTICE_VIOLATION": "should fix",
+        "BEST_PRACTICE_SUGGESTION": "suggestion",
+    }
+    lines = [f"The check found {len(issues)} issue{'s' if len(issues) != 1 else ''}:"]
+    lines += [f"• [{words.get(i.importance, i.importance.lower())}] {i.explanation}" for i in ranked]
+    return Reply(text="\n".join(lines), card="issues", data={"issues": [i.model_dump(mode="json") for i in ranked]})
+
+
+# --- help and status ------------------------------------------------------------------------------
+
+
+def _help_text(view: SessionView) -> str:
+    match view.awaiting:
+        case Awaiting.REQUIRED_METADATA:
+            return (
+                f"I need the {_labels(view.memory.asking_for or list(CRITICAL_FIELDS))}. Answer in one message "
+                "(e.g. “Jane Smith, MIT, V1 recording”), say “skip” or “just convert it”."
+            )
+        case Awaiting.APPROVAL:
+            return "Say “approve” to start the conversion, tell me what to change, or “cancel”."
+        case Awaiting.CORRECTION | Awaiting.NO_PROGRESS_DECISION:
+            return "Give the missing values to convert again, say “accept as is” to keep the file, or “cancel”."
+    match view.status:
+        case Status.IDLE:
+            return "Upload a recording (for SpikeGLX: the .bin file with its .meta) to begin."
+        case Status.FAILED | Status.CANCELLED:
+            return "Say “retry” to convert again, upload other files, or correct a value (e.g. “sex: female”)."
+        case Status.COMPLETED | Status.COMPLETED_WITH_ISSUES:
+            return "The NWB file is ready to download. Correct a value and say “retry” to convert again."
+    return "A job is running; say “cancel” to stop it, or “status” to see where it is."
+
+
+def _status_text(view: SessionView) -> str:
+    words = {
+        Status.IDLE: "Waiting for a recording to be uploaded.",
+        Status.DETECTING_FORMAT: "Looking at the uploaded files.",
+        Status.AWAITING_USER_INPUT: "Waiting for your answer.",
+        Status.AWAITING_APPROVAL: "Waiting for you to approve the plan.",
+        Status.CONVERTING: f"Converting (attempt {view.memory.attempts}).",
+        Status.VALIDATING: f"Checking attempt {view.memory.attempts} against DANDI's rules.",
+        Status.COMPLETED: "Done: the NWB file passed validation and is ready to download.",
+        Status.COMPLETED_WITH_ISSUES: "Done: the NWB file is ready to download, with issues listed in the report.",
+        Status.FAILED: "The last conversion failed.",
+        Status.CANCELLED: "Cancelled.",
+    }
+    return words[view.status]
+
+
+def _fix_prompt(view: SessionView) -> str:
+    wanted = view.memory.asking_for
+    if wanted:
+        spec = FIELDS[wanted[0]]
+        return f"To fix the issues, give the {_labels(wanted)} (e.g. “{spec.label}: {spec.example}”)."
+    return "These issues can't be fixed by a value I can ask for; accept the file as it is, or say “retry”."
+
+
+# --- wording --------------------------------------------------------------------------------------
+
+
+def _source_words(source: Source) -> str:
+    return {
+        Source.USER: "you",
+        Source.FILE: "the recording",
+        Source.LAB_DEFAULT: "lab default",
+        Source.LLM: "understood by the assistant",
+        Source.AUTO_FIX: "automatic fix",
+    }[source]
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, list):
+        return "; ".join(str(v) for v in value)
+    return str(value)
+
+
+def _size(size_bytes: int) -> str:
+    for unit, factor in (("GB", 1024**3), ("MB", 1024**2), ("kB", 1024)):
+        if size_bytes >= factor:
+            return f"{size_bytes / factor:.1f} {unit}"
+    return f"{size_bytes} bytes"
+
+
+def _duration(seconds: int) -> str:
+    if seconds < 90:
+        return f"{seconds} s"
+    return f"{round(seconds / 60)} min"

@@ -1,0 +1,241 @@
+"""What the orchestrator knows about a session, and what it can be told and can ask for.
+
+Pure data (pydantic), no Django: the services build a `SessionView` from the database, hand it an
+event, and apply the `Step` that comes back.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from conversions.language.rules import ParsedMessage
+
+
+class Status(StrEnum):
+    IDLE = "idle"
+    DETECTING_FORMAT = "detecting_format"
+    AWAITING_USER_INPUT = "awaiting_user_input"
+    AWAITING_APPROVAL = "awaiting_approval"
+    CONVERTING = "converting"
+    VALIDATING = "validating"
+    COMPLETED = "completed"
+    COMPLETED_WITH_ISSUES = "completed_with_issues"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+RUNNING_STATUSES = frozenset({Status.DETECTING_FORMAT, Status.CONVERTING, Status.VALIDATING})
+
+
+class Awaiting(StrEnum):
+    FORMAT_SELECTION = "format_selection"
+    REQUIRED_METADATA = "required_metadata"
+    APPROVAL = "approval"
+    CORRECTION = "correction"
+    NO_PROGRESS_DECISION = "no_progress_decision"
+
+
+class Source(StrEnum):
+    USER = "user"
+    FILE = "file"
+    LAB_DEFAULT = "lab_default"
+    LLM = "llm"
+    AUTO_FIX = "auto_fix"
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class FieldValue(Frozen):
+    value: Any
+    source: Source
+
+
+class Memory(BaseModel):
+    """The orchestrator's own memory of the conversation, stored as the session's JSON state."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metadata_requests: int = 0
+    # Bumped on every change of the files; a detection of an older set of files is ignored.
+    files_version: int = 0
+    declined: list[str] = Field(default_factory=list)
+    minimal: bool = False
+    one_by_one: bool = False
+    asking_for: list[str] = Field(default_factory=list)
+    selected_streams: list[str] = Field(default_factory=list)
+    attempts: int = 0
+    previous_issue_keys: list[str] = Field(default_factory=list)
+    turns: int = 0
+
+
+class StreamSummary(Frozen):
+    id: str
+    label: str
+    channel_count: int
+    sampling_rate_hz: float
+    duration_s: float
+    size_bytes: int
+
+
+class RecordingSummary(Frozen):
+    format: str
+    format_label: str
+    streams: tuple[StreamSummary, ...]
+    default_streams: tuple[str, ...]
+    file_count: int
+    notes: tuple[str, ...] = ()
+
+
+class IssueSummary(Frozen):
+    check_name: str
+    importance: str
+    explanation: str
+    location: str = ""
+    fields: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return f"{self.check_name}@{self.location}"
+
+
+class SessionView(Frozen):
+    status: Status
+    awaiting: Awaiting | None
+    memory: Memory
+    metadata: dict[str, FieldValue]
+    recording: RecordingSummary | None
+    timezone: str
+    max_metadata_requests: int = 2
+
+
+# Events: what happened. The services produce them from requests and from finished jobs.
+
+
+class FilesChanged(Frozen):
+    """Files were uploaded to, or removed from, the session; `total` remain."""
+
+    kind: Literal["files_changed"] = "files_changed"
+    added: int = 0
+    removed: int = 0
+    total: int
+
+
+class FormatDetected(Frozen):
+    kind: Literal["format_detected"] = "format_detected"
+    files_version: int
+    recording: RecordingSummary
+    file_metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class DetectionFailed(Frozen):
+    kind: Literal["detection_failed"] = "detection_failed"
+    files_version: int
+    user_message: str
+
+
+class UserMessage(Frozen):
+    kind: Literal["user_message"] = "user_message"
+    text: str
+    parsed: ParsedMessage
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+
+class UserAction(Frozen):
+    kind: Literal["user_action"] = "user_action"
+    action: Literal["approve", "reject", "accept_as_is", "cancel", "retry", "select_format"]
+    value: Any = None
+
+
+class ConversionSucceeded(Frozen):
+    kind: Literal["conversion_succeeded"] = "conversion_succeeded"
+    attempt: int
+    size_bytes: int
+
+
+class ConversionFailed(Frozen):
+    kind: Literal["conversion_failed"] = "conversion_failed"
+    attempt: int
+    user_message: str
+
+
+class ValidationCompleted(Frozen):
+    kind: Literal["validation_completed"] = "validation_completed"
+    attempt: int
+    outcome: Literal["passed", "passed_with_issues", "failed"]
+    issues: tuple[IssueSummary, ...]
+
+
+class JobLost(Frozen):
+    """A worker vanished and the job could not be run again: a human should look."""
+
+    kind: Literal["job_lost"] = "job_lost"
+    attempt: int
+
+
+Event = (
+    FilesChanged
+    | FormatDetected
+    | DetectionFailed
+    | UserMessage
+    | UserAction
+    | ConversionSucceeded
+    | ConversionFailed
+    | ValidationCompleted
+    | JobLost
+)
+
+
+# Actions: what the services must do after applying a step.
+
+
+class DetectFormat(Frozen):
+    kind: Literal["detect_format"] = "detect_format"
+    files_version: int
+
+
+class StartConversion(Frozen):
+    kind: Literal["start_conversion"] = "start_conversion"
+    attempt: int
+    streams: tuple[str, ...]
+
+
+class StartValidation(Frozen):
+    kind: Literal["start_validation"] = "start_validation"
+    attempt: int
+
+
+class CancelJobs(Frozen):
+    kind: Literal["cancel_jobs"] = "cancel_jobs"
+
+
+class FlagForReview(Frozen):
+    kind: Literal["flag_for_review"] = "flag_for_review"
+    reason: str
+
+
+Action = DetectFormat | StartConversion | StartValidation | CancelJobs | FlagForReview
+
+
+class Reply(Frozen):
+    text: str
+    # "plan" and "issues" replies carry a structured card for the page; plain text stays readable.
+    card: Literal["plan", "issues", "options"] | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class Step(Frozen):
+    status: Status
+    awaiting: Awaiting | None
+    memory: Memory
+    metadata_updates: dict[str, FieldValue] = Field(default_factory=dict)
+    replies: tuple[Reply, ...] = ()
+    actions: tuple[Action, ...] = ()
+    # True when the event could not be applied in this state (e.g. "approve" with nothing to
+    # approve): nothing changed, the reply says why.
+    refused: bool = False

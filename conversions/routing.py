@@ -1,0 +1,7 @@
+from django.urls import path
+
+from conversions.consumers import SessionConsumer
+
+websocket_urlpatterns = [
+    path("ws/sessions/<uuid:session_id>/", SessionConsumer.as_asgi()),
+]

@@ -1,0 +1,439 @@
+"""The only code that changes conversion sessions.
+
+Each public function owns its transaction: it locks the session row, asks the orchestrator (a pure
+function) for the next step, stores the step, and enqueues work only once the transaction commits.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any, Protocol
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from conversions import notify
+from conversions.errors import BadRequest, Conflict, NotFound
+from conversions.language.rules import parse_message
+from conversions.models import (
+    AuditEvent,
+    ChatMessage,
+    ConversionAttempt,
+    ConversionSession,
+    Lab,
+    Membership,
+    MetadataField,
+    SourceFile,
+)
+from conversions.orchestrator import policy
+from conversions.orchestrator.state import (
+    CancelJobs,
+    DetectFormat,
+    Event,
+    FieldValue,
+    FilesChanged,
+    FlagForReview,
+    FormatDetected,
+    Memory,
+    RecordingSummary,
+    SessionView,
+    Source,
+    StartConversion,
+    StartValidation,
+    Status,
+    Step,
+    StreamSummary,
+    UserAction,
+    UserMessage,
+)
+
+logger = logging.getLogger(__name__)
+
+MAX_MESSAGE_CHARS = 20_000
+# Files may change while they are being recognised (the newer detection wins), not while converted.
+CONVERSION_STATUSES = frozenset({Status.CONVERTING, Status.VALIDATING})
+
+
+class Upload(Protocol):
+    """An uploaded file as Django gives it (streamed from disk for large uploads)."""
+
+    name: str | None
+    size: int | None
+
+    def chunks(self, chunk_size: int | None = None) -> Iterable[bytes]: ...
+
+
+# --- who sees what --------------------------------------------------------------------------------
+
+
+def sessions_visible_to(user: AbstractBaseUser) -> QuerySet[ConversionSession]:
+    """The owner's sessions, every session of a lab the user manages, and everything for staff."""
+    sessions = ConversionSession.objects.select_related("owner", "lab")
+    if not user.is_authenticated:
+        return sessions.none()
+    if user.is_staff:
+        return sessions.all()
+    managed = Membership.objects.filter(user=user, role=Membership.Role.MANAGER).values("lab_id")
+    return sessions.filter(Q(owner=user) | Q(lab_id__in=managed))
+
+
+def get_session(user: AbstractBaseUser, session_id: uuid.UUID | str) -> ConversionSession:
+    """The session if the user may see it; otherwise NotFound, so its existence is not revealed."""
+    try:
+        return sessions_visible_to(user).get(id=session_id)
+    except (ConversionSession.DoesNotExist, ValueError, TypeError):
+        raise NotFound("No such conversion session.") from None
+
+
+# --- starting a session ---------------------------------------------------------------------------
+
+
+def create_session(*, user: AbstractBaseUser, lab_id: int | None = None, title: str = "") -> ConversionSession:
+    memberships = Membership.objects.filter(user=user).select_related("lab")
+    if lab_id is not None:
+        memberships = memberships.filter(lab_id=lab_id)
+    membership = memberships.order_by("id").first()
+    if membership is None:
+        raise BadRequest(
+            "You are not a member of any lab (or not of that one), so you cannot start a conversion. "
+            "Ask a portal admin to add you to your lab."
+        )
+    lab: Lab = membership.lab
+    with transaction.atomic():
+        session = ConversionSession.objects.create(
+            owner=user, lab=lab, title=title.strip()[:200], timezone=lab.timezone, state=Memory().model_dump()
+        )
+        if lab.institution:
+            MetadataField.objects.create(
+                session=session, name="institution", value=lab.institution, source=Source.LAB_DEFAULT
+            )
+        ChatMessage.objects.create(
+            session=session,
+            role=ChatMessage.Role.ASSISTANT,
+            text=(
+                "Hello! Upload a recording (for SpikeGLX: the .ap.bin file with its .ap.meta, or the "
+                "whole run folder) and I'll recognise it, ask what's missing and convert it to NWB."
+            ),
+        )
+        _audit(session, user, "session_created", {"lab": lab.name})
+    return session
+
+
+# --- files ----------------------------------------------------------------------------------------
+
+
+def clean_relative_path(raw: str) -> PurePosixPath:
+    """A user-given relative path, made safe: no absolute paths, no '..', no empty parts."""
+    parts = [part for part in raw.replace("\\", "/").split("/") if part not in ("", ".")]
+    if not parts or any(part == ".." for part in parts) or ":" in parts[0]:
+        raise BadRequest(f"“{raw}” is not a usable file path: give a path inside the recording folder.")
+    if any(part.startswith(".") and part.endswith(".partial") for part in parts):
+        raise BadRequest(f"“{raw}” uses a name reserved for files being written.")
+    return PurePosixPath(*parts)
+
+
+def add_files(
+    *,
+    session: ConversionSession,
+    user: AbstractBaseUser,
+    uploads: Sequence[Upload],
+    relative_paths: Sequence[str] = (),
+) -> list[SourceFile]:
+    if not uploads:
+        raise BadRequest("No files arrived. Choose the recording's files (or its folder) and send them again.")
+    if relative_paths and len(relative_paths) != len(uploads):
+        raise BadRequest(
+            f"{len(uploads)} files came with {len(relative_paths)} paths; send one relative path per file, or none."
+        )
+    if session.status in CONVERSION_STATUSES:
+        raise Conflict("A conversion is running on this session's files; wait for it or cancel it, then upload.")
+    paths = (
+        [clean_relative_path(p) for p in relative_paths]
+        if relative_paths
+        else [clean_relative_path(PurePosixPath(u.name or "").name) for u in uploads]
+    )
+    root = session.source_directory
+    stored: list[SourceFile] = []
+    for upload, relative in zip(uploads, paths, strict=True):
+        target = root.joinpath(*relative.parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f".{target.name}.partial")
+        size = 0
+        with open(partial, "wb") as out:
+            for chunk in upload.chunks():
+                out.write(chunk)
+                size += len(chunk)
+        partial.replace(target)
+        source_file, _ = SourceFile.objects.update_or_create(
+            session=session, relative_path=relative.as_posix(), defaults={"size_bytes": size}
+        )
+        stored.append(source_file)
+    _dispatch(
+        session.id,
+        FilesChanged(added=len(stored), total=session.files.count()),
+        actor=user,
+        audit=("files_added", {"files": [f.relative_path for f in stored], "bytes": sum(f.size_bytes for f in stored)}),
+    )
+    return stored
+
+
+def remove_file(*, session: ConversionSession, user: AbstractBaseUser, relative_path: str) -> None:
+    """Take a file out of the upload (e.g. a damaged copy next to the good one)."""
+    if session.status in CONVERSION_STATUSES:
+        raise Conflict("A conversion is running on this session's files; wait for it or cancel it first.")
+    relative = clean_relative_path(relative_path)
+    source_file = session.files.filter(relative_path=relative.as_posix()).first()
+    if source_file is None:
+        raise NotFound(f"There is no file “{relative_path}” in this session.")
+    session.source_directory.joinpath(*relative.parts).unlink(missing_ok=True)
+    source_file.delete()
+    _dispatch(
+        session.id,
+        FilesChanged(removed=1, total=session.files.count()),
+        actor=user,
+        audit=("file_removed", {"file": relative.as_posix()}),
+    )
+
+
+# --- conversation ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Turn:
+    replies: list[ChatMessage]
+    session: ConversionSession
+
+
+def post_message(*, session: ConversionSession, user: AbstractBaseUser, text: str) -> Turn:
+    text = (text or "").strip()
+    if len(text) > MAX_MESSAGE_CHARS:
+        raise BadRequest(f"That message is too long ({len(text)} characters; at most {MAX_MESSAGE_CHARS}).")
+    memory = session.memory
+    parsed = parse_message(text, asking_for=memory.asking_for)
+    event = UserMessage(text=text, parsed=parsed)
+    step, replies = _dispatch(session.id, event, actor=user, user_text=text)
+    if step.refused and not text:
+        raise BadRequest(step.replies[0].text if step.replies else "That message was empty.")
+    session.refresh_from_db()
+    return Turn(replies=replies, session=session)
+
+
+def perform_action(*, session: ConversionSession, user: AbstractBaseUser, action: str, value: Any = None) -> Turn:
+    event = UserAction(action=action, value=value)  # type: ignore[arg-type]
+    step, replies = _dispatch(session.id, event, actor=user, audit=("action", {"action": action}))
+    if step.refused:
+        raise Conflict(step.replies[0].text if step.replies else "That can't be done now.")
+    session.refresh_from_db()
+    return Turn(replies=replies, session=session)
+
+
+def record_detection(session_id: uuid.UUID | str, files_version: int, detection: dict[str, Any]) -> None:
+    """Store what detection found and tell the orchestrator, unless the files changed meanwhile."""
+    recording = recording_summary(detection)
+    assert recording is not None
+    event = FormatDetected(
+        files_version=files_version, recording=recording, file_metadata=detection.get("file_metadata", {})
+    )
+    _dispatch(
+        session_id,
+        event,
+        audit=(event.kind, {"format": detection["format"]}),
+        session_updates={"detection": detection, "format": detection["format"]},
+    )
+
+
+def record_job_event(session_id: uuid.UUID | str, event: Event) -> Step | None:
+    """Hand a finished job's outcome to the orchestrator (called by conversions.jobs)."""
+    try:
+        step, _ = _dispatch(session_id, event, audit=(event.kind, {}))
+    except ConversionSession.DoesNotExist:
+        logger.info("session %s vanished before %s was recorded", session_id, event.kind)
+        return None
+    return step
+
+
+# --- the one place a step is applied --------------------------------------------------------------
+
+
+def view_of(session: ConversionSession) -> SessionView:
+    metadata = {
+        row.name: FieldValue(value=row.value, source=Source(row.source)) for row in session.metadata_fields.all()
+    }
+    return SessionView(
+        status=Status(session.status),
+        awaiting=session.awaiting or None,  # type: ignore[arg-type]
+        memory=session.memory,
+        metadata=metadata,
+        recording=recording_summary(session.detection),
+        timezone=session.timezone,
+        max_metadata_requests=settings.ORCHESTRATOR_MAX_METADATA_REQUESTS,
+    )
+
+
+def recording_summary(detection: dict[str, Any] | None) -> RecordingSummary | None:
+    """The orchestrator's view of a stored detection (conversions.nwb.detection.Detection.to_json())."""
+    if not detection:
+        return None
+    streams = tuple(
+        StreamSummary(
+            id=s["id"],
+            label=s["label"],
+            channel_count=s["channel_count"],
+            sampling_rate_hz=s["sampling_rate_hz"],
+            duration_s=s["duration_s"],
+            size_bytes=s["size_bytes"],
+        )
+        for s in detection["streams"]
+    )
+    files = {f for s in detection["streams"] for f in s["files"]}
+    return RecordingSummary(
+        format=detection["format"],
+        format_label=detection["format_label"],
+        streams=streams,
+        default_streams=tuple(detection["default_streams"]),
+        file_count=len(files),
+        notes=tuple(detection.get("notes", ())),
+    )
+
+
+def _dispatch(
+    session_id: uuid.UUID | str,
+    event: Event,
+    *,
+    actor: AbstractBaseUser | None = None,
+    user_text: str | None = None,
+    audit: tuple[str, dict[str, Any]] | None = None,
+    session_updates: dict[str, Any] | None = None,
+) -> tuple[Step, list[ChatMessage]]:
+    """Apply one event: the orchestrator's step, and `session_updates` with it unless it is refused."""
+    with transaction.atomic():
+        session = ConversionSession.objects.select_for_update().get(id=session_id)
+        step = policy.handle(view_of(session), event)
+        if step.refused and user_text is None:
+            return step, []
+        new_messages: list[ChatMessage] = []
+        if user_text:
+            new_messages.append(ChatMessage.objects.create(session=session, role=ChatMessage.Role.USER, text=user_text))
+        replies = [
+            ChatMessage.objects.create(
+                session=session, role=ChatMessage.Role.ASSISTANT, text=r.text, card=r.card or "", data=r.data
+            )
+            for r in step.replies
+            if r.text
+        ]
+        new_messages += replies
+        if step.refused:
+            return step, replies
+        for name, entry in step.metadata_updates.items():
+            MetadataField.objects.update_or_create(
+                session=session, name=name, defaults={"value": entry.value, "source": entry.source.value}
+            )
+        previous = (session.status, session.awaiting)
+        for name, value in (session_updates or {}).items():
+            setattr(session, name, value)
+        session.status = step.status.value
+        session.awaiting = step.awaiting.value if step.awaiting else None
+        session.state = step.memory.model_dump(mode="json")
+        session.save(update_fields=["status", "awaiting", "state", "updated", *(session_updates or {})])
+        if audit:
+            _audit(session, actor, audit[0], audit[1])
+        if previous != (session.status, session.awaiting):
+            _audit(
+                session,
+                actor,
+                "status_changed",
+                {"from": previous[0], "to": session.status, "awaiting": session.awaiting},
+            )
+        for action in step.actions:
+            _carry_out(session, action)
+        status_event = {
+            "type": "status",
+            "status": session.status,
+            "awaiting": session.awaiting,
+            "format": session.format,
+        }
+        message_events = [{"type": "message", "message": message_payload(m)} for m in new_messages]
+        transaction.on_commit(lambda: [notify.publish(session_id, e) for e in [*message_events, status_event]])
+    return step, replies
+
+
+def _carry_out(session: ConversionSession, action: Any) -> None:
+    from conversions import tasks  # tasks import services: import here to keep the cycle out of module load
+
+    match action:
+        case DetectFormat(files_version=version):
+            session_id = str(session.id)
+            transaction.on_commit(lambda: tasks.detect_recording.delay(session_id, version))
+        case StartConversion(attempt=number, streams=streams):
+            metadata = {row.name: row.value for row in session.metadata_fields.all()}
+            task_id = str(uuid.uuid4())
+            attempt = ConversionAttempt.objects.create(
+                session=session, number=number, streams=list(streams), metadata=metadata, task_id=task_id
+            )
+            attempt_id = attempt.id
+            transaction.on_commit(lambda: tasks.convert_attempt.apply_async((attempt_id,), task_id=task_id))
+        case StartValidation(attempt=number):
+            attempt = session.attempts.get(number=number)
+            attempt_id = attempt.id
+            transaction.on_commit(lambda: tasks.validate_attempt.delay(attempt_id))
+        case CancelJobs():
+            _cancel_jobs(session)
+        case FlagForReview(reason=reason):
+            session.needs_review = True
+            session.review_reason = reason
+            session.save(update_fields=["needs_review", "review_reason"])
+            _audit(session, None, "flagged_for_review", {"reason": reason})
+        case _:
+            raise TypeError(f"unknown action {action!r}")
+
+
+def _cancel_jobs(session: ConversionSession) -> None:
+    """Mark the session's jobs cancelled; a running worker sees it at its next progress update and
+    stops, and a queued job finds nothing to do when it starts."""
+    from conversions.nwb.conversion import temporary_path_for
+
+    now = timezone.now()
+    active = session.attempts.filter(state__in=[ConversionAttempt.State.QUEUED, ConversionAttempt.State.RUNNING])
+    for attempt in active:
+        if attempt.output_path:
+            temporary_path_for(Path(attempt.output_path)).unlink(missing_ok=True)
+    active.update(state=ConversionAttempt.State.CANCELLED, finished_at=now, error_message="Cancelled by the user.")
+
+
+def attempt_output_path(session: ConversionSession, attempt: ConversionAttempt) -> Path:
+    """Where an attempt's NWB file goes: one folder per attempt, so earlier attempts are kept."""
+    stem = _output_stem(session)
+    return session.directory / f"attempt-{attempt.number}" / f"{stem}.nwb"
+
+
+def _output_stem(session: ConversionSession) -> str:
+    first = session.files.order_by("relative_path").first()
+    base = PurePosixPath(first.relative_path).name.split(".")[0] if first else ""
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in base).strip("_")
+    return safe or f"session-{str(session.id)[:8]}"
+
+
+def message_payload(message: ChatMessage) -> dict[str, Any]:
+    return {
+        "id": message.id,
+        "role": message.role,
+        "text": message.text,
+        "card": message.card or None,
+        "data": message.data,
+        "created": message.created.isoformat(),
+    }
+
+
+def _audit(
+    session: ConversionSession | None, actor: AbstractBaseUser | None, kind: str, detail: dict[str, Any]
+) -> None:
+    AuditEvent.objects.create(
+        session=session, actor=actor if actor is not None and actor.is_authenticated else None, kind=kind, detail=detail
+    )

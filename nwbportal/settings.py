@@ -1,0 +1,200 @@
+"""nwbportal settings: one file, driven by the environment.
+
+Two modes share this file. Embedded (the default, `make run`): SQLite, a Celery worker thread inside
+the web process on an in-memory broker, Channels' in-memory layer. Production: `DATABASE_URL` and
+`REDIS_URL` set; PostgreSQL, Redis as Celery broker and channel layer, separate worker processes.
+Every variable is documented in docs/configuration.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+
+DEBUG = env.bool("DEBUG", default=False)
+REDIS_URL = env.str("REDIS_URL", default="")
+DATABASE_URL = env.str("DATABASE_URL", default="")
+# Production is whatever runs on the real services; the embedded mode is for one machine.
+EMBEDDED = not (REDIS_URL or DATABASE_URL)
+if bool(REDIS_URL) != bool(DATABASE_URL):
+    raise ImproperlyConfigured("Set both DATABASE_URL and REDIS_URL (production mode), or neither (embedded mode).")
+
+if EMBEDDED:
+    SECRET_KEY = env.str("SECRET_KEY", default="embedded-mode-only-not-secret")
+else:
+    try:
+        SECRET_KEY = env.str("SECRET_KEY")
+    except ImproperlyConfigured as exc:
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when DATABASE_URL/REDIS_URL are set (production mode)."
+        ) from exc
+
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"] if EMBEDDED else [])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "conversions",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "nwbportal.urls"
+ASGI_APPLICATION = "nwbportal.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+if EMBEDDED:
+    SQLITE_PATH = Path(env.str("SQLITE_PATH", default=str(BASE_DIR / "var" / "nwbportal.sqlite3")))
+    SQLITE_PATH.parent.mkdir(parents=True, exist_ok=True)
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": SQLITE_PATH,
+            # The worker thread and the web server write concurrently: WAL and immediate
+            # transactions keep SQLite from answering "database is locked".
+            "OPTIONS": {
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 20,
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
+            # Tests run a worker thread beside the test: an in-memory database would lock whole
+            # tables between threads, a file behaves like the real one.
+            "TEST": {"NAME": str(SQLITE_PATH.with_name("test-" + SQLITE_PATH.name))},
+        }
+    }
+else:
+    DATABASES = {"default": env.db_url_config(DATABASE_URL)}
+    # Persistent connections are per thread; under ASGI each request may run on a new one, so the
+    # default closes them (Django's advice). Worker processes may set it higher.
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "var" / "static")
+STATICFILES_DIRS = [BASE_DIR / "static"]
+WHITENOISE_USE_FINDERS = EMBEDDED or DEBUG
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if EMBEDDED or DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
+
+# Uploaded recordings and converted files. Workers must see the same directory (a shared volume).
+DATA_ROOT = env.path("DATA_ROOT", default=BASE_DIR / "var" / "data")
+# Uploads bigger than this go to a temporary file instead of memory, so a multi-GB recording
+# never sits in the web process.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+DATA_UPLOAD_MAX_NUMBER_FILES = env.int("UPLOAD_MAX_FILES", default=2000)
+# Each file of a folder upload comes with its relative path as a form field.
+DATA_UPLOAD_MAX_NUMBER_FIELDS = DATA_UPLOAD_MAX_NUMBER_FILES + 100
+FILE_UPLOAD_TEMP_DIR = env.str("FILE_UPLOAD_TEMP_DIR", default=None)
+
+# Celery. The database, not a result backend, is the source of truth for jobs.
+CONVERSION_SOFT_TIME_LIMIT = env.int("CONVERSION_SOFT_TIME_LIMIT", default=6 * 3600)
+CONVERSION_TIME_LIMIT = CONVERSION_SOFT_TIME_LIMIT + 300
+VALIDATION_SOFT_TIME_LIMIT = env.int("VALIDATION_SOFT_TIME_LIMIT", default=1800)
+VALIDATION_TIME_LIMIT = VALIDATION_SOFT_TIME_LIMIT + 60
+# A job whose worker has not reported for this long is considered lost (worker killed, machine
+# gone): it is requeued once, then the session is flagged for review.
+JOB_STALL_SECONDS = env.int("JOB_STALL_SECONDS", default=600)
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BEAT_SCHEDULE = {
+    "recover-stalled-jobs": {"task": "conversions.tasks.recover_stalled_jobs", "schedule": 60.0},
+}
+if EMBEDDED:
+    CELERY_BROKER_URL = "memory://localhost/"
+    # The default 1 s polling interval adds most of a second to every job.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"polling_interval": 0.05}
+else:
+    CELERY_BROKER_URL = REDIS_URL
+    # Unacknowledged jobs are redelivered after this; it must exceed the longest time limit, or a
+    # long conversion would be handed to a second worker while the first still runs it.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CONVERSION_TIME_LIMIT + 600}
+
+if EMBEDDED:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "nwbportal.embedded.ThreadSafeInMemoryChannelLayer"}}
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+
+# Whether the web process starts a Celery worker thread (embedded mode only; tests turn it off and
+# run their own).
+EMBEDDED_WORKER = EMBEDDED and env.bool("EMBEDDED_WORKER", default=True)
+EMBEDDED_WORKER_CONCURRENCY = env.int("EMBEDDED_WORKER_CONCURRENCY", default=2)
+
+# Orchestrator limits (seed 000 §3, seeds 001/002).
+ORCHESTRATOR_MAX_METADATA_REQUESTS = env.int("ORCHESTRATOR_MAX_METADATA_REQUESTS", default=2)
+
+ANTHROPIC_API_KEY = env.str("ANTHROPIC_API_KEY", default="")
+
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not EMBEDDED and not DEBUG)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("BEHIND_TLS_PROXY", default=False) else None
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {"uvicorn.access": {"level": "WARNING"}},
+}

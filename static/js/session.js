@@ -1,0 +1,211 @@
+// The session page: chat, actions, upload, and live updates over the websocket.
+// The API is the only way to change the session; the websocket only says that something changed.
+(function () {
+  "use strict";
+  const root = document.getElementById("session");
+  const sessionId = root.dataset.sessionId;
+  const api = `/api/sessions/${sessionId}`;
+  const chat = document.getElementById("chat");
+  const errorBox = document.getElementById("error");
+  let lastMessageId = 0;
+  let socket = null;
+  let retryDelay = 1000;
+
+  const SOURCE_WORDS = { user: "you", file: "from file", lab_default: "lab default", llm: "LLM", auto_fix: "auto-fix" };
+
+  function csrfToken() {
+    const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+    return match ? decodeURIComponent(match[1]) : "";
+  }
+
+  function showError(text) {
+    errorBox.textContent = text || "";
+    errorBox.hidden = !text;
+  }
+
+  async function call(path, options = {}) {
+    const response = await fetch(api + path, {
+      credentials: "same-origin",
+      ...options,
+      headers: { "X-CSRFToken": csrfToken(), ...(options.headers || {}) },
+    });
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      throw new Error(body.detail || `The server answered ${response.status}. Please try again.`);
+    }
+    return body;
+  }
+
+  function addMessage(message) {
+    if (message.id <= lastMessageId) return;
+    lastMessageId = message.id;
+    const item = document.createElement("li");
+    item.className = `message ${message.role}` + (message.card ? ` card-${message.card}` : "");
+    item.textContent = message.text;
+    chat.appendChild(item);
+    item.scrollIntoView({ block: "end" });
+  }
+
+  function setStatus(status) {
+    document.getElementById("status").textContent = status.replaceAll("_", " ");
+    if (status !== "converting" && status !== "validating") {
+      document.getElementById("progress").hidden = true;
+    }
+  }
+
+  function setProgress(phase, percent) {
+    const box = document.getElementById("progress");
+    box.hidden = false;
+    document.getElementById("progress-label").textContent = phase === "validating" ? "Validating" : "Converting";
+    const bar = document.getElementById("progress-bar");
+    if (percent === null || percent === undefined) {
+      bar.removeAttribute("value");
+      document.getElementById("progress-percent").textContent = "";
+    } else {
+      bar.value = percent;
+      document.getElementById("progress-percent").textContent = `${Math.round(percent)} %`;
+    }
+  }
+
+  function render(session) {
+    setStatus(session.status);
+    document.getElementById("format").textContent = session.format ? `· ${session.format}` : "";
+    session.messages.forEach(addMessage);
+    if (session.progress && session.progress.phase) setProgress(session.progress.phase, session.progress.percent);
+
+    const files = document.getElementById("files-list");
+    files.replaceChildren(...session.files.map((f) => {
+      const li = document.createElement("li");
+      li.textContent = `${f.path} (${(f.size_bytes / 1048576).toFixed(1)} MB)`;
+      return li;
+    }));
+
+    const metadata = document.getElementById("metadata");
+    metadata.replaceChildren();
+    Object.entries(session.metadata).forEach(([name, field]) => {
+      const dt = document.createElement("dt");
+      dt.textContent = name.replaceAll("_", " ");
+      const dd = document.createElement("dd");
+      dd.textContent = Array.isArray(field.value) ? field.value.join("; ") : String(field.value);
+      const badge = document.createElement("span");
+      badge.className = `badge source-${field.source}`;
+      badge.textContent = SOURCE_WORDS[field.source] || field.source;
+      dd.append(" ", badge);
+      metadata.append(dt, dd);
+    });
+
+    const output = document.getElementById("output");
+    if (session.output) {
+      const link = document.createElement("a");
+      link.href = session.output.url;
+      link.textContent = `Download NWB file (attempt ${session.output.attempt}, ${(session.output.size_bytes / 1048576).toFixed(1)} MB)`;
+      output.replaceChildren(link);
+    } else {
+      output.textContent = "No NWB file yet.";
+    }
+  }
+
+  async function refresh() {
+    try {
+      render(await call(""));
+    } catch (err) {
+      showError(err.message);
+    }
+  }
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    socket = new WebSocket(`${scheme}://${location.host}/ws/sessions/${sessionId}/?after=${lastMessageId}`);
+    socket.onopen = () => { retryDelay = 1000; };
+    socket.onmessage = (event) => {
+      const data = JSON.parse(event.data);
+      if (data.type === "message") addMessage(data.message);
+      else if (data.type === "progress") setProgress(data.phase, data.percent);
+      else if (data.type === "status") { setStatus(data.status); refresh(); }
+    };
+    socket.onclose = (event) => {
+      if (event.code === 4404 || event.code === 4401) {
+        showError("This session is not available to you any more. Reload the page to log in again.");
+        return;
+      }
+      // Reconnect; the server sends what was missed since the last message we have.
+      setTimeout(connect, retryDelay);
+      retryDelay = Math.min(retryDelay * 2, 30000);
+    };
+  }
+
+  document.getElementById("message-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const box = document.getElementById("message");
+    const text = box.value.trim();
+    if (!text) { showError("Type a message first."); return; }
+    showError("");
+    try {
+      const turn = await call("/messages", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ text }),
+      });
+      box.value = "";
+      render(turn.session);
+    } catch (err) {
+      showError(err.message);
+    }
+  });
+
+  document.getElementById("message").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey) {
+      event.preventDefault();
+      document.getElementById("message-form").requestSubmit();
+    }
+  });
+
+  document.getElementById("actions").addEventListener("click", async (event) => {
+    const action = event.target.dataset && event.target.dataset.action;
+    if (!action) return;
+    showError("");
+    try {
+      const turn = await call("/actions", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ action }),
+      });
+      render(turn.session);
+    } catch (err) {
+      showError(err.message);
+    }
+  });
+
+  document.getElementById("upload-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const chosen = [...document.getElementById("files").files, ...document.getElementById("folder").files];
+    if (!chosen.length) { showError("Choose the recording's files or its folder first."); return; }
+    showError("");
+    const form = new FormData();
+    chosen.forEach((file) => {
+      form.append("files", file);
+      form.append("relative_paths", file.webkitRelativePath || file.name);
+    });
+    const bar = document.getElementById("upload-progress");
+    bar.hidden = false;
+    const request = new XMLHttpRequest();
+    request.open("POST", `${api}/files`);
+    request.setRequestHeader("X-CSRFToken", csrfToken());
+    request.upload.onprogress = (e) => { if (e.lengthComputable) bar.value = (100 * e.loaded) / e.total; };
+    request.onload = () => {
+      bar.hidden = true;
+      let body = {};
+      try { body = JSON.parse(request.responseText); } catch (_) { /* not JSON */ }
+      if (request.status >= 400) showError(body.detail || `Upload failed (${request.status}). Try again.`);
+      else render(body);
+    };
+    request.onerror = () => {
+      bar.hidden = true;
+      showError("The upload was interrupted (connection lost). Nothing was converted; send the files again.");
+    };
+    request.send(form);
+  });
+
+  render(JSON.parse(document.getElementById("initial-session").textContent));
+  connect();
+})();

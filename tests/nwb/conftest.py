@@ -1,0 +1,55 @@
+"""Recordings for the NWB-layer tests: generated SpikeGLX files and the real ones from ../shared.
+
+Nothing here needs Django or a database.
+"""
+
+from __future__ import annotations
+
+import shutil
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from conversions.nwb.synthetic import write_spikeglx
+
+REAL_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "real"
+START = datetime(2024, 3, 15, 14, 30, 0)
+# A saved subset of the probe's channels keeps files small; readers handle it like 384.
+CHANNELS = 16
+DURATION_S = 0.2
+
+
+def real_recording(relative: str) -> Path:
+    """A real recording under ../shared/data/real/ (read in place, never copied), or a skip."""
+    path = REAL_DATA / relative
+    if not path.exists():
+        pytest.skip(f"real recording {relative} not found under {REAL_DATA}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def ap_lf_upload(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A read-only-by-convention upload holding one AP and one LF stream (16 channels, 0.2 s)."""
+    root = tmp_path_factory.mktemp("ap_lf")
+    write_spikeglx(root, n_channels=CHANNELS, duration_s=DURATION_S, with_lf=True, start_time=START)
+    return root
+
+
+@pytest.fixture(scope="session")
+def long_upload(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """384 channels for 3 s (~69 MB), written in 12 buffers, so progress and cancel happen mid-write.
+
+    Shorter recordings (under one 10 MB chunk of 64 channels, ~2.6 s) are written in one buffer.
+    """
+    root = tmp_path_factory.mktemp("long")
+    write_spikeglx(root, n_channels=384, duration_s=3.0, start_time=START, seed=3)
+    return root
+
+
+@pytest.fixture
+def upload(tmp_path: Path, ap_lf_upload: Path) -> Path:
+    """A private copy of `ap_lf_upload` that a test may damage."""
+    root = tmp_path / "upload"
+    shutil.copytree(ap_lf_upload, root)
+    return root

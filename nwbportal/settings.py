@@ -151,6 +151,8 @@ VALIDATION_TIME_LIMIT = VALIDATION_SOFT_TIME_LIMIT + 60
 # A job whose worker has not reported for this long is considered lost (worker killed, machine
 # gone): it is requeued once, then the session is flagged for review.
 JOB_STALL_SECONDS = env.int("JOB_STALL_SECONDS", default=600)
+# Several portals (or test runs) can share one Redis by using different queues.
+CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="nwbportal")
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]

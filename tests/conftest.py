@@ -84,6 +84,12 @@ def data_root(tmp_path: Path, settings: Any) -> Path:
     root = tmp_path / "data"
     root.mkdir()
     settings.DATA_ROOT = root
+    # The production mode serves hashed static files that `collectstatic` (the image build) makes;
+    # pages in tests use the plain names.
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
     return root
 
 

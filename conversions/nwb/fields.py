@@ -53,7 +53,7 @@ _SPECS = (
     FieldSpec("subject_id", "subject id", "What is the animal's (subject's) id?", Placement.SUBJECT, "mouse001"),
     FieldSpec("species", "species", "Which species?", Placement.SUBJECT, "Mus musculus"),
     FieldSpec("sex", "sex", "The subject's sex (male, female, unknown)?", Placement.SUBJECT, "M"),
-    FieldSpec("age", "age", "The subject's age at the session?", Placement.SUBJECT, "P90D (90 days)"),
+    FieldSpec("age", "age", "The subject's age at the session?", Placement.SUBJECT, "P90D"),
     FieldSpec("date_of_birth", "date of birth", "The subject's date of birth?", Placement.SUBJECT, "2024-01-10"),
     FieldSpec("strain", "strain", "The subject's strain?", Placement.SUBJECT, "C57BL/6J"),
 )

@@ -421,8 +421,14 @@ def _free_text(text: str) -> str:
     return text.strip()
 
 
+def normalize_institution(text: str) -> str:
+    """ "the University of Lisbon" → "University of Lisbon": the article is sentence, not name."""
+    return re.sub(r"^the\s+(?=\S)", "", text.strip(), flags=re.IGNORECASE)
+
+
 _NORMALIZERS: dict[str, Callable[[str], Any]] = {
     "experimenter": normalize_experimenter,
+    "institution": normalize_institution,
     "keywords": normalize_keywords,
     "species": normalize_species,
     "sex": normalize_sex,

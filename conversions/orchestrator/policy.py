@@ -40,6 +40,7 @@ from conversions.orchestrator.state import (
     ValidationCompleted,
 )
 
+_FIELD_ORDER = {name: index for index, name in enumerate(FIELDS)}
 # Intents that move the metadata conversation on even without a value.
 _STEERING = frozenset({Intent.APPROVE, Intent.SKIP_ALL, Intent.SKIP_FIELD, Intent.ONE_BY_ONE})
 # From this attempt on, identical issues mean the loop is not getting anywhere (seed 000 §4).
@@ -166,8 +167,7 @@ def _format_detected(view: SessionView, event: FormatDetected) -> Step:
         updates["session_start_time"] = FieldValue(value=start, source=Source.FILE)
     memory = view.memory.model_copy(update={"selected_streams": list(recording.default_streams)})
     streams = ", ".join(s.label for s in recording.streams if s.id in recording.default_streams)
-    lines = [f"This is a {recording.format_label} recording: {streams}."]
-    lines.extend(recording.notes)
+    lines = [" ".join([f"This is a {recording.format_label} recording: {streams}.", *recording.notes])]
     view = view.model_copy(update={"memory": memory, "metadata": _merged(view, updates), "recording": recording})
     return _next_after_metadata(view, updates=updates, preface=lines)
 
@@ -242,8 +242,9 @@ def _ask(
         if critical:
             parts.append(f"Before converting I need the {_labels(critical)} (DANDI requires them).")
         if subject:
+            subject_labels = _labels(subject).replace("subject id", "id")
             parts.append(
-                f"If you have them, also the subject's {_labels(subject)}: DANDI requires a subject, "
+                f"If you have them, also the subject's {subject_labels}: DANDI requires a subject, "
                 "and giving it now avoids a second conversion."
             )
         example = ", ".join(FIELDS[name].example for name in asking)
@@ -275,7 +276,7 @@ def _plan(view: SessionView, metadata: dict[str, FieldValue], memory: Memory) ->
     timezone_note = f"{view.timezone} (your lab's setting)"
     fields = [
         {"name": name, "label": FIELDS[name].label if name in FIELDS else name, **entry.model_dump(mode="json")}
-        for name, entry in sorted(metadata.items())
+        for name, entry in sorted(metadata.items(), key=lambda item: _FIELD_ORDER.get(item[0], len(_FIELD_ORDER)))
         if entry.value not in (None, "", [])
     ]
     missing = _missing(metadata, CRITICAL_FIELDS + SUBJECT_FIELDS, ())
@@ -285,7 +286,8 @@ def _plan(view: SessionView, metadata: dict[str, FieldValue], memory: Memory) ->
         f"then check it against DANDI's rules.",
     ]
     lines += [
-        f"• {s.label}: {s.channel_count} channels at {s.sampling_rate_hz:g} Hz, {s.duration_s:.1f} s" for s in streams
+        f"• {s.label}: {s.channel_count} channels at {s.sampling_rate_hz:g} Hz, {_recording_length(s.duration_s)}"
+        for s in streams
     ]
     lines += [f"• {f['label']}: {_show(f['value'])} (from {_source_words(Source(f['source']))})" for f in fields]
     lines.append(f"• Times are in {timezone_note}.")
@@ -582,12 +584,15 @@ def _validation_completed(view: SessionView, event: ValidationCompleted) -> Step
     wanted = _missing(view.metadata, _fields_of(event.issues), ())
     asked_before = [name for name in wanted if name in memory.declined]
     if event.outcome == "passed_with_issues":
-        text = (
-            "The file is valid NWB and DANDI would accept it, with the suggestions above. "
-            "Would you like to fix them (tell me the values, e.g. “"
-            + (", ".join(f"{FIELDS[n].label}: {FIELDS[n].example}" for n in wanted[:2]) or "keywords: V1")
-            + "”) or accept it as it is?"
-        )
+        text = "The file is valid NWB and DANDI would accept it, with the suggestions above. "
+        if wanted:
+            example = ", ".join(f"{FIELDS[n].label}: {FIELDS[n].example}" for n in wanted[:2])
+            text += f"Would you like to fix them (tell me the values, e.g. “{example}”) or accept it as it is?"
+        else:
+            text += (
+                "None of them can be fixed with a value I can ask for yet, so you can accept it as it is "
+                "(or say “retry” to convert again)."
+            )
     else:
         text = "DANDI would not accept this file yet."
         if wanted:
@@ -671,8 +676,8 @@ def _status_text(view: SessionView) -> str:
     words = {
         Status.IDLE: "Waiting for a recording to be uploaded.",
         Status.DETECTING_FORMAT: "Looking at the uploaded files.",
-        Status.AWAITING_USER_INPUT: "Waiting for your answer.",
-        Status.AWAITING_APPROVAL: "Waiting for you to approve the plan.",
+        Status.AWAITING_USER_INPUT: "Waiting for your answer. " + _help_text(view),
+        Status.AWAITING_APPROVAL: "Waiting for you to approve the plan. " + _help_text(view),
         Status.CONVERTING: f"Converting (attempt {view.memory.attempts}).",
         Status.VALIDATING: f"Checking attempt {view.memory.attempts} against DANDI's rules.",
         Status.COMPLETED: "Done: the NWB file passed validation and is ready to download.",
@@ -715,6 +720,14 @@ def _size(size_bytes: int) -> str:
         if size_bytes >= factor:
             return f"{size_bytes / factor:.1f} {unit}"
     return f"{size_bytes} bytes"
+
+
+def _recording_length(seconds: float) -> str:
+    if seconds < 1:
+        return f"{seconds * 1000:.1f} ms"
+    if seconds < 600:
+        return f"{seconds:.1f} s"
+    return f"{seconds / 60:.1f} min"
 
 
 def _duration(seconds: int) -> str:

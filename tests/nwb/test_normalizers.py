@@ -224,6 +224,8 @@ def test_normalize_keywords_refuses_nothing() -> None:
     [
         ("experimenter", "Jane Smith", ["Smith, Jane"]),
         ("institution", "  MIT  ", "MIT"),
+        ("institution", "the University of Lisbon", "University of Lisbon"),
+        ("institution", "The Francis Crick Institute", "Francis Crick Institute"),
         ("lab", "Smith Lab\n", "Smith Lab"),
         ("experiment_description", " V1 recordings. ", "V1 recordings."),
         ("session_description", "day 3", "day 3"),

@@ -27,6 +27,7 @@ from tests.conftest import World, wait_for, wait_for_status
 pytestmark = pytest.mark.django_db(transaction=True)
 
 ROOT = Path(__file__).resolve().parents[2]
+STALL_SECONDS = 3
 
 
 class WorkerProcess:
@@ -43,6 +44,7 @@ class WorkerProcess:
                 "REDIS_URL": settings.REDIS_URL,
                 "SECRET_KEY": settings.SECRET_KEY,
                 "DATA_ROOT": str(data_root),
+                "CELERY_QUEUE": queue,
                 **(extra_env or {}),
             }
         )
@@ -55,8 +57,6 @@ class WorkerProcess:
                 "-A",
                 "nwbportal",
                 "worker",
-                "-Q",
-                queue,
                 "-c",
                 "1",
                 "--pool",
@@ -191,8 +191,9 @@ def test_a_worker_killed_mid_conversion_does_not_leave_the_session_stuck(
     attempt = ConversionAttempt.objects.get(session_id=session_id)
     assert attempt.state == "running", "the killed worker could not record anything"
 
-    # A new worker finds the job whose heartbeat stopped and runs it again.
-    second = WorkerProcess(queue, data_root, tmp_path / "second.log", {"JOB_STALL_SECONDS": "3"})
+    # A worker that starts once the job has been silent for JOB_STALL_SECONDS runs it again.
+    time.sleep(STALL_SECONDS + 1)
+    second = WorkerProcess(queue, data_root, tmp_path / "second.log", {"JOB_STALL_SECONDS": str(STALL_SECONDS)})
     try:
         body = wait_for_status(client, session_id, {"awaiting_user_input", "completed", "failed"}, timeout=240)
     finally:

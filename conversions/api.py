@@ -256,7 +256,7 @@ def get_session(request: HttpRequest, session_id: uuid.UUID) -> dict[str, Any]:
 
 @api.post(
     "/sessions/{session_id}/files",
-    response={201: SessionOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut},
+    response={201: SessionOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut, 503: ErrorOut},
     url_name="session_files",
 )
 def upload_files(

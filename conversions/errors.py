@@ -22,3 +22,9 @@ class Conflict(PortalError):
 
 class BadRequest(PortalError):
     status_code = 400
+
+
+class StorageProblem(PortalError):
+    """The server could not store or read files (disk full, volume gone): not the user's fault."""
+
+    status_code = 503

@@ -20,7 +20,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from conversions import notify
-from conversions.errors import BadRequest, Conflict, NotFound
+from conversions.errors import BadRequest, Conflict, NotFound, StorageProblem
 from conversions.language.rules import parse_message
 from conversions.models import (
     AuditEvent,
@@ -57,6 +57,8 @@ from conversions.orchestrator.state import (
 logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_CHARS = 20_000
+# What detection found describes files that just changed.
+_FORGET_DETECTION = {"detection": None, "format": ""}
 # Files may change while they are being recognised (the newer detection wins), not while converted.
 CONVERSION_STATUSES = frozenset({Status.CONVERTING, Status.VALIDATING})
 
@@ -130,10 +132,20 @@ def create_session(*, user: AbstractBaseUser, lab_id: int | None = None, title: 
 
 
 def clean_relative_path(raw: str) -> PurePosixPath:
-    """A user-given relative path, made safe: no absolute paths, no '..', no empty parts."""
+    """A user-given relative path, made safe: no absolute paths, no '..', no empty parts, nothing a
+    file system would refuse."""
     parts = [part for part in raw.replace("\\", "/").split("/") if part not in ("", ".")]
-    if not parts or any(part == ".." for part in parts) or ":" in parts[0]:
-        raise BadRequest(f"“{raw}” is not a usable file path: give a path inside the recording folder.")
+    unusable = (
+        not parts
+        or any(part == ".." for part in parts)
+        or ":" in parts[0]
+        or len(raw) > 1024
+        or any(len(part.encode()) > 255 for part in parts)
+        or any(ord(char) < 32 for char in raw)
+    )
+    if unusable:
+        shown = raw if len(raw) <= 80 else raw[:77] + "..."
+        raise BadRequest(f"“{shown!s}” is not a usable file path: give a path inside the recording folder.")
     if any(part.startswith(".") and part.endswith(".partial") for part in parts):
         raise BadRequest(f"“{raw}” uses a name reserved for files being written.")
     return PurePosixPath(*parts)
@@ -166,11 +178,19 @@ def add_files(
         target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(f".{target.name}.partial")
         size = 0
-        with open(partial, "wb") as out:
-            for chunk in upload.chunks():
-                out.write(chunk)
-                size += len(chunk)
-        partial.replace(target)
+        try:
+            with open(partial, "wb") as out:
+                for chunk in upload.chunks():
+                    out.write(chunk)
+                    size += len(chunk)
+            partial.replace(target)
+        except OSError as exc:
+            partial.unlink(missing_ok=True)
+            logger.exception("could not store %s for session %s", relative, session.id)
+            raise StorageProblem(
+                f"The server could not store {relative.name} ({exc.strerror or 'storage error'}). Files "
+                "received before it are kept; try again later or tell the portal's admins.",
+            ) from exc
         source_file, _ = SourceFile.objects.update_or_create(
             session=session, relative_path=relative.as_posix(), defaults={"size_bytes": size}
         )
@@ -178,6 +198,7 @@ def add_files(
     _dispatch(
         session.id,
         FilesChanged(added=len(stored), total=session.files.count()),
+        session_updates=_FORGET_DETECTION,
         actor=user,
         audit=("files_added", {"files": [f.relative_path for f in stored], "bytes": sum(f.size_bytes for f in stored)}),
     )
@@ -197,6 +218,7 @@ def remove_file(*, session: ConversionSession, user: AbstractBaseUser, relative_
     _dispatch(
         session.id,
         FilesChanged(removed=1, total=session.files.count()),
+        session_updates=_FORGET_DETECTION,
         actor=user,
         audit=("file_removed", {"file": relative.as_posix()}),
     )
@@ -316,7 +338,7 @@ def _dispatch(
     with transaction.atomic():
         session = ConversionSession.objects.select_for_update().get(id=session_id)
         step = policy.handle(view_of(session), event)
-        if step.refused and user_text is None:
+        if step.refused and not user_text:
             return step, []
         new_messages: list[ChatMessage] = []
         if user_text:

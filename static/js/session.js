@@ -13,6 +13,14 @@
 
   const SOURCE_WORDS = { user: "you", file: "from file", lab_default: "lab default", llm: "LLM", auto_fix: "auto-fix" };
 
+  function formatBytes(bytes) {
+    const units = [["GB", 1073741824], ["MB", 1048576], ["kB", 1024]];
+    for (const [unit, size] of units) {
+      if (bytes >= size) return `${(bytes / size).toFixed(1)} ${unit}`;
+    }
+    return `${bytes} bytes`;
+  }
+
   function csrfToken() {
     const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
     return match ? decodeURIComponent(match[1]) : "";
@@ -67,16 +75,33 @@
     }
   }
 
+  // Which buttons make sense now; the server refuses the others anyway, with a reason.
+  function showActions(status, awaiting) {
+    const deciding = awaiting === "correction" || awaiting === "no_progress_decision";
+    const visible = {
+      approve: awaiting === "approval",
+      reject: awaiting === "approval",
+      accept_as_is: deciding,
+      retry: deciding || ["failed", "cancelled", "completed_with_issues", "completed"].includes(status),
+      cancel: !["idle", "completed", "completed_with_issues", "cancelled"].includes(status),
+    };
+    document.querySelectorAll("#actions button").forEach((button) => {
+      button.hidden = !visible[button.dataset.action];
+    });
+  }
+
   function render(session) {
     setStatus(session.status);
+    showActions(session.status, session.awaiting);
     document.getElementById("format").textContent = session.format ? `· ${session.format}` : "";
     session.messages.forEach(addMessage);
     if (session.progress && session.progress.phase) setProgress(session.progress.phase, session.progress.percent);
+    else document.getElementById("progress").hidden = true;
 
     const files = document.getElementById("files-list");
     files.replaceChildren(...session.files.map((f) => {
       const li = document.createElement("li");
-      li.textContent = `${f.path} (${(f.size_bytes / 1048576).toFixed(1)} MB)`;
+      li.textContent = `${f.path} (${formatBytes(f.size_bytes)})`;
       return li;
     }));
 
@@ -98,7 +123,7 @@
     if (session.output) {
       const link = document.createElement("a");
       link.href = session.output.url;
-      link.textContent = `Download NWB file (attempt ${session.output.attempt}, ${(session.output.size_bytes / 1048576).toFixed(1)} MB)`;
+      link.textContent = `Download NWB file (attempt ${session.output.attempt}, ${formatBytes(session.output.size_bytes)})`;
       output.replaceChildren(link);
     } else {
       output.textContent = "No NWB file yet.";
@@ -121,7 +146,11 @@
       const data = JSON.parse(event.data);
       if (data.type === "message") addMessage(data.message);
       else if (data.type === "progress") setProgress(data.phase, data.percent);
-      else if (data.type === "status") { setStatus(data.status); refresh(); }
+      else if (data.type === "status") {
+        setStatus(data.status);
+        showActions(data.status, data.awaiting);
+        refresh();
+      }
     };
     socket.onclose = (event) => {
       if (event.code === 4404 || event.code === 4401) {

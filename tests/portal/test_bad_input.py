@@ -110,7 +110,9 @@ def test_an_upload_with_no_files(world: World) -> None:
     assert client.get(f"/api/sessions/{session_id}").json()["status"] == "idle"
 
 
-@pytest.mark.parametrize("path", ["../../etc/passwd", "/etc/passwd", "a/../../b", "C:/x.bin"])
+@pytest.mark.parametrize(
+    "path", ["../../etc/passwd", "/etc/passwd", "a/../../b", "C:/x.bin", "a\x00b.bin", "x" * 300 + ".bin", "\n"]
+)
 def test_paths_that_leave_the_upload_folder_are_refused(world: World, path: str, data_root: Path) -> None:
     client = world.client("ada")
     session_id = client.post("/api/sessions", {}, content_type="application/json").json()["id"]
@@ -138,9 +140,11 @@ def test_paths_and_files_must_pair_up(world: World) -> None:
 def test_an_empty_message(world: World, text: str) -> None:
     client = world.client("ada")
     session_id = client.post("/api/sessions", {}, content_type="application/json").json()["id"]
+    before = client.get(f"/api/sessions/{session_id}").json()["messages"]
     response = client.post(f"/api/sessions/{session_id}/messages", {"text": text}, content_type="application/json")
     assert response.status_code == 400
     assert "empty" in response.json()["detail"]
+    assert client.get(f"/api/sessions/{session_id}").json()["messages"] == before, "nothing was said"
     follow_up = client.post(f"/api/sessions/{session_id}/messages", {"text": "help"}, content_type="application/json")
     assert follow_up.status_code == 200 and follow_up.json()["replies"]
 
@@ -169,3 +173,38 @@ def test_downloading_before_any_conversion(world: World) -> None:
     session_id = client.post("/api/sessions", {}, content_type="application/json").json()["id"]
     response = client.get(f"/api/sessions/{session_id}/output")
     assert response.status_code == 404 and "no NWB file" in response.json()["detail"]
+
+
+def test_what_detection_found_is_forgotten_when_the_files_change(world: World) -> None:
+    from conversions import services
+    from conversions.models import ConversionSession
+
+    client = world.client("ada")
+    session_id = client.post("/api/sessions", {}, content_type="application/json").json()["id"]
+    assert _send(client, session_id, {"run/x.bin": b"\0\0"}).status_code == 201
+    ConversionSession.objects.filter(id=session_id).update(
+        status="failed",
+        format="spikeglx",
+        detection={
+            "format": "spikeglx",
+            "format_label": "SpikeGLX",
+            "default_streams": ["imec0.ap"],
+            "streams": [
+                {
+                    "id": "imec0.ap",
+                    "label": "AP",
+                    "channel_count": 1,
+                    "sampling_rate_hz": 30000.0,
+                    "duration_s": 0.0,
+                    "size_bytes": 2,
+                    "files": ["run/x.bin"],
+                }
+            ],
+        },
+    )
+    session = services.get_session(world.users["ada"], session_id)
+    services.remove_file(session=session, user=world.users["ada"], relative_path="run/x.bin")
+    body = client.get(f"/api/sessions/{session_id}").json()
+    assert (body["status"], body["format"]) == ("idle", "")
+    retry = client.post(f"/api/sessions/{session_id}/actions", {"action": "retry"}, content_type="application/json")
+    assert retry.status_code == 409 and "nothing to retry" in retry.json()["detail"]

@@ -1,4 +1,5 @@
-# Two commands: `make run` serves the portal, `make test` runs the suite. Both set themselves up.
+# `make run` serves the portal and `make test` runs the suite; both set themselves up. In the
+# production mode, `make worker` (several) and `make beat` (one) run beside `make run`.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PORT ?= 8000
@@ -35,6 +36,7 @@ worker: $(VENV)/.runtime
 
 beat: $(VENV)/.runtime
 	@if [ -z "$$REDIS_URL" ]; then echo "make beat needs DATABASE_URL and REDIS_URL"; exit 1; fi
+	mkdir -p var
 	$(BIN)/celery -A nwbportal beat --loglevel INFO --schedule var/celerybeat-schedule
 
 test: $(VENV)/.dev

@@ -279,6 +279,7 @@ def upload_files(
 def remove_file(request: HttpRequest, session_id: uuid.UUID, relative_path: str) -> dict[str, Any]:
     session = services.get_session(request.user, session_id)
     services.remove_file(session=session, user=request.user, relative_path=relative_path)
+    session.refresh_from_db()
     return session_detail(session)
 
 

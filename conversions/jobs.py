@@ -87,7 +87,8 @@ class _ProgressReporter:
         )
 
     def should_stop(self) -> bool:
-        return ConversionAttempt.objects.filter(id=self.attempt_id, state=ConversionAttempt.State.CANCELLED).exists()
+        """Cancelled, or the session deleted: either way nobody wants the file any more."""
+        return not ConversionAttempt.objects.filter(id=self.attempt_id, state=ConversionAttempt.State.RUNNING).exists()
 
 
 def convert_attempt(attempt_id: int, *, worker: str = "") -> None:
@@ -167,7 +168,7 @@ def _fail(attempt: ConversionAttempt, user_message: str, detail: str) -> None:
 
 
 def validate_attempt(attempt_id: int) -> None:
-    from conversions.nwb.validation import explain, fields_for, inspect_nwb, outcome_of
+    from conversions.nwb.validation import InspectionIssue, explain, fields_for, inspect_nwb, outcome_of
 
     claimed = ConversionAttempt.objects.filter(
         id=attempt_id,
@@ -182,10 +183,20 @@ def validate_attempt(attempt_id: int) -> None:
     )
     try:
         issues = inspect_nwb(Path(attempt.output_path))
-    except Exception:
+    except Exception as exc:
+        # A check that cannot run is reported like any other problem with the file, so the session
+        # moves on (the user can retry or accept) instead of waiting for a validation that never ends.
         logger.exception("validation crashed for attempt %s", attempt_id)
-        ConversionAttempt.objects.filter(id=attempt_id).update(validation=ConversionAttempt.Validation.PENDING)
-        raise
+        issues = [
+            InspectionIssue(
+                check_name="inspector_check_failed",
+                importance="ERROR",
+                message=f"The NWB Inspector could not check this file: {exc}",
+                location="/",
+                object_type="",
+                object_name="",
+            )
+        ]
     outcome = outcome_of(issues)
     with transaction.atomic():
         ValidationIssue.objects.filter(attempt_id=attempt_id).delete()

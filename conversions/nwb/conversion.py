@@ -26,6 +26,7 @@ from tqdm import tqdm
 from .detection import SUPPORTED_FORMATS, Detection, Stream
 from .errors import ConversionCancelled, ConversionFailed
 from .fields import FIELDS, Placement
+from .quantities import describe_duration
 
 if TYPE_CHECKING:
     from neuroconv import NWBConverter
@@ -210,15 +211,7 @@ def _describe(detection: Detection, stream_ids: Sequence[str]) -> str:
     streams = [detection.stream(stream_id) for stream_id in stream_ids]
     duration = max(stream.duration_s for stream in streams)
     labels = "; ".join(stream.label for stream in streams)
-    return f"{detection.format_label} recording ({labels}), {_duration_words(duration)} long."
-
-
-def _duration_words(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.3g} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
+    return f"{detection.format_label} recording ({labels}), {describe_duration(duration)} long."
 
 
 def _given(values: Mapping[str, Any], name: str) -> Any:

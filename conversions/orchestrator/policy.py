@@ -12,6 +12,7 @@ from typing import Any
 from conversions.language.rules import Intent
 from conversions.nwb.fields import CRITICAL_FIELDS, FIELDS, SUBJECT_FIELDS
 from conversions.nwb.normalizers import normalize_field
+from conversions.nwb.quantities import describe_duration, describe_size
 from conversions.orchestrator.state import (
     RUNNING_STATUSES,
     Awaiting,
@@ -191,7 +192,11 @@ def _next_after_metadata(
         first_request = memory.metadata_requests == 0
         asking = _missing(metadata, required + SUBJECT_FIELDS, memory.declined) if first_request else missing_required
         return _ask(view, asking, updates=updates, memory=memory, preface=preface)
-    if memory.one_by_one:
+    if "session_start_time" in missing_required:
+        # NWB cannot be written without it, whatever the limits: ask for it alone.
+        memory = memory.model_copy(update={"declined": [n for n in memory.declined if n != "session_start_time"]})
+        return _ask(view, ["session_start_time"], updates=updates, memory=memory, preface=preface, single=True)
+    if memory.one_by_one and not memory.minimal:
         remaining = _missing(metadata, required + SUBJECT_FIELDS, memory.declined)
         if remaining:
             return _ask(view, remaining, updates=updates, memory=memory, preface=preface)
@@ -230,8 +235,9 @@ def _ask(
     updates: dict[str, FieldValue],
     memory: Memory,
     preface: Sequence[str] = (),
+    single: bool = False,
 ) -> Step:
-    if memory.one_by_one:
+    if memory.one_by_one or single:
         spec = FIELDS[asking[0]]
         text = f"{spec.question} (for example: {spec.example}; say “skip” to leave it out)"
         memory = memory.model_copy(update={"asking_for": asking[:1]})
@@ -240,7 +246,7 @@ def _ask(
         subject = [name for name in asking if name in SUBJECT_FIELDS]
         parts = []
         if critical:
-            parts.append(f"Before converting I need the {_labels(critical)} (DANDI requires them).")
+            parts.append(f"Before converting I need the {_labels(critical)} (NWB and DANDI require them).")
         if subject:
             subject_labels = _labels(subject).replace("subject id", "id")
             parts.append(
@@ -282,11 +288,11 @@ def _plan(view: SessionView, metadata: dict[str, FieldValue], memory: Memory) ->
     missing = _missing(metadata, CRITICAL_FIELDS + SUBJECT_FIELDS, ())
     lines = [
         f"Plan for attempt {memory.attempts + 1}: convert the {recording.format_label} recording "
-        f"({len(streams)} stream{'s' if len(streams) != 1 else ''}, {_size(size)}) into one NWB file, "
+        f"({len(streams)} stream{'s' if len(streams) != 1 else ''}, {describe_size(size)}) into one NWB file, "
         f"then check it against DANDI's rules.",
     ]
     lines += [
-        f"• {s.label}: {s.channel_count} channels at {s.sampling_rate_hz:g} Hz, {_recording_length(s.duration_s)}"
+        f"• {s.label}: {s.channel_count} channels at {s.sampling_rate_hz:g} Hz, {describe_duration(s.duration_s)}"
         for s in streams
     ]
     lines += [f"• {f['label']}: {_show(f['value'])} (from {_source_words(Source(f['source']))})" for f in fields]
@@ -540,7 +546,7 @@ def _accept_as_is(view: SessionView) -> Step:
 def _conversion_succeeded(view: SessionView, event: ConversionSucceeded) -> Step:
     if view.status != Status.CONVERTING or event.attempt != view.memory.attempts:
         return _refuse(view, "")
-    text = f"Conversion finished ({_size(event.size_bytes)}). Checking the file against DANDI's rules…"
+    text = f"Conversion finished ({describe_size(event.size_bytes)}). Checking the file against DANDI's rules…"
     return _step(
         view, Status.VALIDATING, None, replies=[Reply(text=text)], actions=[StartValidation(attempt=event.attempt)]
     )
@@ -600,7 +606,12 @@ def _validation_completed(view: SessionView, event: ValidationCompleted) -> Step
             if asked_before:
                 text += f" (You skipped the {_labels(asked_before)} earlier; DANDI needs them for this file.)"
             text += f" For example: “{', '.join(f'{FIELDS[n].label}: {FIELDS[n].example}' for n in wanted)}”."
-        text += " Give the values and I'll convert again, or accept the file as it is."
+            text += " Give the values and I'll convert again, or accept the file as it is."
+        else:
+            text += (
+                " None of these issues can be fixed with a value I can ask for yet: you can accept the file "
+                "as it is, say “retry”, or cancel."
+            )
     memory = memory.model_copy(update={"asking_for": wanted})
     return _step(
         view,
@@ -713,21 +724,6 @@ def _show(value: Any) -> str:
     if isinstance(value, list):
         return "; ".join(str(v) for v in value)
     return str(value)
-
-
-def _size(size_bytes: int) -> str:
-    for unit, factor in (("GB", 1024**3), ("MB", 1024**2), ("kB", 1024)):
-        if size_bytes >= factor:
-            return f"{size_bytes / factor:.1f} {unit}"
-    return f"{size_bytes} bytes"
-
-
-def _recording_length(seconds: float) -> str:
-    if seconds < 1:
-        return f"{seconds * 1000:.1f} ms"
-    if seconds < 600:
-        return f"{seconds:.1f} s"
-    return f"{seconds / 60:.1f} min"
 
 
 def _duration(seconds: int) -> str:

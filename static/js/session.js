@@ -99,9 +99,19 @@
     else document.getElementById("progress").hidden = true;
 
     const files = document.getElementById("files-list");
+    const busy = ["converting", "validating"].includes(session.status);
     files.replaceChildren(...session.files.map((f) => {
       const li = document.createElement("li");
-      li.textContent = `${f.path} (${formatBytes(f.size_bytes)})`;
+      li.textContent = `${f.path} (${formatBytes(f.size_bytes)}) `;
+      if (!busy) {
+        const remove = document.createElement("button");
+        remove.type = "button";
+        remove.className = "link";
+        remove.textContent = "remove";
+        remove.setAttribute("aria-label", `Remove ${f.path}`);
+        remove.addEventListener("click", () => removeFile(f.path));
+        li.appendChild(remove);
+      }
       return li;
     }));
 
@@ -127,6 +137,16 @@
       output.replaceChildren(link);
     } else {
       output.textContent = "No NWB file yet.";
+    }
+  }
+
+  async function removeFile(path) {
+    showError("");
+    try {
+      const encoded = path.split("/").map(encodeURIComponent).join("/");
+      render(await call(`/files/${encoded}`, { method: "DELETE" }));
+    } catch (err) {
+      showError(err.message);
     }
   }
 

@@ -139,7 +139,7 @@ def test_defaults_when_the_user_gave_nothing(ap_lf_upload: Path, tmp_path: Path,
 
     nwbfile = read_nwb(tmp_path / "x.nwb")
     assert nwbfile.session_description.startswith("SpikeGLX recording (Neuropixels probe imec0")
-    assert "0.2 s long" in nwbfile.session_description
+    assert "200.0 ms long" in nwbfile.session_description
     assert nwbfile.experimenter == ("Smith, Jane",)
     assert nwbfile.subject is None
 

@@ -407,3 +407,32 @@ def test_removing_a_file_detects_again_what_is_left() -> None:
     d.send(DetectionFailed(files_version=d.view.memory.files_version, user_message="x.bin is incomplete."))
     step = d.send(FilesChanged(removed=1, total=2))
     assert step.status == Status.DETECTING_FORMAT and actions(step, DetectFormat)
+
+
+def test_a_recording_without_a_start_time_asks_for_it_even_in_minimal_mode() -> None:
+    d = Dialogue()
+    d.detected(start=None)
+    assert "session_start_time" in d.view.memory.asking_for
+    step = d.say("just convert it")
+    assert step.awaiting == Awaiting.REQUIRED_METADATA
+    assert step.memory.asking_for == ["session_start_time"]
+    step = d.say("2024-03-15 14:30")
+    assert step.status == Status.CONVERTING
+    assert d.value("session_start_time").startswith("2024-03-15T14:30:00")
+
+
+def test_skip_all_ends_one_by_one_questions() -> None:
+    d = Dialogue()
+    d.detected()
+    d.say("ask me one by one")
+    step = d.say("skip all the questions")
+    assert step.status == Status.CONVERTING
+
+
+def test_failed_validation_without_an_askable_field_says_so() -> None:
+    d = Dialogue()
+    _converted(d)
+    odd = IssueSummary(check_name="check_data_orientation", importance="CRITICAL", explanation="Odd data.")
+    step = d.send(ValidationCompleted(attempt=1, outcome="failed", issues=(odd,)))
+    assert step.awaiting == Awaiting.CORRECTION
+    assert "can be fixed with a value" in d.text and "accept" in d.text

@@ -69,6 +69,17 @@ def test_upload(world: World, session: ConversionSession, person: str | None) ->
 
 
 @pytest.mark.parametrize("person", PEOPLE)
+def test_remove_file(world: World, session: ConversionSession, person: str | None) -> None:
+    services.add_files(
+        session=session, user=world.users["ada"], uploads=[SimpleUploadedFile("a.txt", b"x")], relative_paths=[]
+    )
+    response = world.client(person).delete(f"/api/sessions/{session.id}/files/a.txt")
+    assert response.status_code == _expected(person, 200)
+    assert session.files.count() == (0 if response.status_code == 200 else 1)
+    assert (session.source_directory / "a.txt").exists() is (response.status_code != 200)
+
+
+@pytest.mark.parametrize("person", PEOPLE)
 def test_download(world: World, session: ConversionSession, person: str | None, tmp_path: Path) -> None:
     nwb = tmp_path / "out.nwb"
     nwb.write_bytes(b"\x89HDF\r\n\x1a\n" + b"\0" * 64)

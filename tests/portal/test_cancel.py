@@ -51,3 +51,28 @@ def test_cancel_by_words_stops_the_running_job(live_world: World, celery_worker_
         ),
         what="the second job to stop",
     )
+
+
+def test_deleting_a_session_stops_its_running_job(live_world: World, celery_worker_thread: Any, tmp_path: Path) -> None:
+    from celery.worker.state import active_requests
+
+    from conversions.models import ConversionSession
+
+    client = live_world.client("ada")
+    session_id = client.post("/api/sessions", {}, content_type="application/json").json()["id"]
+    folder = write_spikeglx(tmp_path / "rec", run="gone", duration_s=20.0, seed=6)["ap_bin"].parent
+    client.post(
+        f"/api/sessions/{session_id}/files",
+        {"files": [SimpleUploadedFile(p.name, p.read_bytes()) for p in sorted(folder.iterdir())]},
+    )
+    wait_for_status(client, session_id, {"awaiting_user_input"})
+    client.post(f"/api/sessions/{session_id}/messages", {"text": "just convert it"}, content_type="application/json")
+    attempt = wait_for(
+        lambda: ConversionAttempt.objects.filter(session_id=session_id, state="running", progress__gt=0).first(),
+        what="the conversion to be under way",
+    )
+    session_dir = Path(attempt.output_path).parent.parent
+    ConversionSession.objects.get(id=session_id).delete()
+    assert not session_dir.exists(), "the session's files go with it"
+    wait_for(lambda: not active_requests, what="the worker to let go of the deleted session's job")
+    assert not session_dir.exists(), "the stopped job wrote nothing back"

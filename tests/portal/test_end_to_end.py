@@ -103,9 +103,23 @@ def test_generated_recording_from_upload_to_download(
     body = _converse_to_completion(client, session_id)
     assert body["format"] == "spikeglx"
 
+    # A correction afterwards converts again as attempt 2; attempt 1 stays downloadable.
+    turn = client.post(
+        f"/api/sessions/{session_id}/messages", {"text": "keywords: V1, Neuropixels"}, content_type="application/json"
+    ).json()
+    assert turn["session"]["status"] == "completed_with_issues" and "retry" in turn["replies"][-1]["text"]
+    retried = client.post(f"/api/sessions/{session_id}/actions", {"action": "retry"}, content_type="application/json")
+    assert retried.json()["replies"][-1]["card"] == "plan", "a new conversion is confirmed first"
+    client.post(f"/api/sessions/{session_id}/actions", {"action": "approve"}, content_type="application/json")
+    body = wait_for_status(client, session_id, {"awaiting_user_input", "completed"})
+    assert [a["number"] for a in body["attempts"]] == [1, 2] and body["output"]["attempt"] == 2
+    first = client.get(body["attempts"][0]["output_url"])
+    assert first.status_code == 200 and b"".join(first.streaming_content)[:8] == b"\x89HDF\r\n\x1a\n"
+
     nwb_path = _download(client, body, tmp_path)
     with NWBHDF5IO(str(nwb_path), "r") as io:
         nwbfile = io.read()
+        assert list(nwbfile.keywords[:]) == ["V1", "Neuropixels"]
         assert nwbfile.experimenter == ("Smith, Jane",)
         assert nwbfile.subject.species == "Mus musculus"
         # The file's naive start time, read in the lab's time zone (NWB stores the UTC offset).

@@ -367,10 +367,13 @@ def _user_message(view: SessionView, event: UserMessage) -> Step:
     skipped = set(parsed.skipped)
     if Intent.SKIP_FIELD in parsed.intents and not skipped:
         skipped = {name for name in memory.asking_for if name not in updates}
-    declined |= skipped - set(updates)
+    newly_declined = [name for name in FIELDS if name in skipped - set(updates) - declined]
+    declined |= set(newly_declined)
     memory = memory.model_copy(update={"declined": sorted(declined)})
     view = view.model_copy(update={"memory": memory})
     preface = [_acknowledge(updates)] if updates else []
+    if newly_declined:
+        preface.append(f"Understood: I'll leave out the {_labels(newly_declined)} and won't ask again.")
     preface += problems
 
     if view.status in RUNNING_STATUSES:
@@ -394,7 +397,7 @@ def _user_message(view: SessionView, event: UserMessage) -> Step:
             if updates or problems or parsed.intents & _STEERING:
                 return _next_after_metadata(view, updates=updates, preface=preface, memory=memory)
         case Awaiting.APPROVAL:
-            if updates or problems:
+            if updates or problems or newly_declined:
                 return _next_after_metadata(view, updates=updates, preface=preface, memory=memory)
             if Intent.APPROVE in parsed.intents or Intent.SKIP_ALL in parsed.intents:
                 return _start_conversion(view, memory=memory)

@@ -436,3 +436,14 @@ def test_failed_validation_without_an_askable_field_says_so() -> None:
     step = d.send(ValidationCompleted(attempt=1, outcome="failed", issues=(odd,)))
     assert step.awaiting == Awaiting.CORRECTION
     assert "can be fixed with a value" in d.text and "accept" in d.text
+
+
+def test_skipping_at_the_plan_is_acknowledged_and_the_plan_shown_again() -> None:
+    d = Dialogue()
+    d.detected()
+    d.say("Jane Smith, MIT, V1 recording")
+    d.say("skip")
+    step = d.say("skip the subject")
+    assert step.awaiting == Awaiting.APPROVAL
+    assert "leave out" in d.text and step.replies[-1].card == "plan"
+    assert {"subject_id", "species", "sex", "age"} <= set(step.memory.declined)

@@ -9,7 +9,9 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import date, datetime, timedelta, tzinfo
+from datetime import timezone as fixed_offset
+from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -42,7 +44,12 @@ _INITIALS = re.compile(r"^(?:[A-Z]\.?){1,3}$")
 
 def normalize_experimenter(text: str) -> list[str]:
     """Names as DANDI wants them, "Last, First": "Dr. Jane Smith and Bob Lee" →
-    ["Smith, Jane", "Lee, Bob"]; "Smith J; Lee B" → ["Smith, J.", "Lee, B."]."""
+    ["Smith, Jane", "Lee, Bob"]; "Smith J; Lee B" → ["Smith, J.", "Lee, B."].
+
+    A lone family name ("Dr. Smith") stays "Smith": a first name would be invented. NWB accepts it;
+    nwbinspector's `check_experimenter_form` then suggests (BEST_PRACTICE_SUGGESTION) the full form,
+    so the full name is worth asking for.
+    """
     people: list[str] = []
     for chunk in _PEOPLE_SEPARATORS.split(text):
         people.extend(_split_comma_list(chunk))
@@ -108,6 +115,9 @@ def _initials_with_dots(first: str) -> str:
 
 # --- species -------------------------------------------------------------------------------------
 
+# DANDI's own table (dandi-cli `species_map`) knows mouse, human, Norway and black rat, rhesus and
+# pig-tailed macaques, marmoset, fruit fly, zebrafish, C. elegans and Mongolian gerbil; the others
+# are species common in neurophysiology. Keys are written as `_species_words` leaves them.
 _SPECIES_BY_NAME: dict[str, str] = {
     **dict.fromkeys(
         [
@@ -116,11 +126,13 @@ _SPECIES_BY_NAME: dict[str, str] = {
             "house mouse",
             "c57bl/6",
             "c57bl/6j",
+            "c57bl/6n",
             "c57bl6",
             "c57",
             "bl6",
             "balb/c",
-            "cd-1",
+            "cd 1",
+            "swiss",
             "swiss webster",
         ],
         "Mus musculus",
@@ -132,51 +144,93 @@ _SPECIES_BY_NAME: dict[str, str] = {
             "brown rat",
             "norway rat",
             "sprague dawley",
-            "sprague-dawley",
             "long evans",
-            "long-evans",
             "wistar",
+            "fischer",
+            "fischer 344",
+            "lister hooded",
         ],
         "Rattus norvegicus",
     ),
+    **dict.fromkeys(["black rat", "roof rat"], "Rattus rattus"),
     **dict.fromkeys(["human", "humans", "person", "people", "patient", "participant"], "Homo sapiens"),
     **dict.fromkeys(
         ["macaque", "macaques", "rhesus", "rhesus macaque", "rhesus monkey", "rhesus monkeys"],
         "Macaca mulatta",
     ),
     **dict.fromkeys(
-        ["cynomolgus", "cynomolgus macaque", "crab-eating macaque", "long-tailed macaque"],
+        [
+            "cyno",
+            "cynomolgus",
+            "cynomolgus macaque",
+            "cynomolgus monkey",
+            "crab eating macaque",
+            "long tailed macaque",
+        ],
         "Macaca fascicularis",
     ),
-    **dict.fromkeys(["marmoset", "marmosets", "common marmoset"], "Callithrix jacchus"),
+    **dict.fromkeys(
+        ["pig tailed macaque", "pigtail macaque", "pigtailed macaque", "pigtail monkey"], "Macaca nemestrina"
+    ),
+    **dict.fromkeys(["japanese macaque", "snow monkey"], "Macaca fuscata"),
+    **dict.fromkeys(["bonnet macaque"], "Macaca radiata"),
+    **dict.fromkeys(["marmoset", "marmosets", "common marmoset", "marmoset monkey"], "Callithrix jacchus"),
+    **dict.fromkeys(["chimpanzee", "chimp"], "Pan troglodytes"),
     **dict.fromkeys(["zebrafish", "zebra fish", "danio", "zebrafish larva", "zebrafish larvae"], "Danio rerio"),
+    **dict.fromkeys(["goldfish"], "Carassius auratus"),
     **dict.fromkeys(
         ["fly", "flies", "fruit fly", "fruit flies", "drosophila", "vinegar fly"], "Drosophila melanogaster"
     ),
     **dict.fromkeys(["worm", "worms", "c. elegans", "c elegans", "elegans", "nematode"], "Caenorhabditis elegans"),
-    **dict.fromkeys(["ferret", "ferrets"], "Mustela furo"),
+    # NCBI's name is the trinomial "Mustela putorius furo", which nwbinspector's binomial check rejects.
+    **dict.fromkeys(["ferret", "ferrets", "mustela putorius furo"], "Mustela furo"),
     **dict.fromkeys(["cat", "cats", "domestic cat"], "Felis catus"),
     **dict.fromkeys(["pig", "pigs", "swine", "minipig", "mini pig"], "Sus scrofa"),
-    **dict.fromkeys(["dog", "dogs"], "Canis familiaris"),
-    **dict.fromkeys(["gerbil", "gerbils", "mongolian gerbil"], "Meriones unguiculatus"),
+    **dict.fromkeys(["dog", "dogs", "canis lupus familiaris"], "Canis familiaris"),
+    **dict.fromkeys(["gerbil", "gerbils", "mongolian gerbil", "mongolian jird"], "Meriones unguiculatus"),
     **dict.fromkeys(["hamster", "syrian hamster", "golden hamster"], "Mesocricetus auratus"),
     **dict.fromkeys(["guinea pig", "guinea pigs"], "Cavia porcellus"),
     **dict.fromkeys(["rabbit", "rabbits"], "Oryctolagus cuniculus"),
+    **dict.fromkeys(["chinchilla"], "Chinchilla lanigera"),
+    **dict.fromkeys(["degu"], "Octodon degus"),
+    **dict.fromkeys(["gray short tailed opossum", "grey short tailed opossum"], "Monodelphis domestica"),
     **dict.fromkeys(["zebra finch", "zebra finches"], "Taeniopygia guttata"),
+    **dict.fromkeys(["bengalese finch", "society finch"], "Lonchura striata"),
+    **dict.fromkeys(["canary"], "Serinus canaria"),
+    **dict.fromkeys(["pigeon", "rock dove"], "Columba livia"),
     **dict.fromkeys(["chicken", "chick"], "Gallus gallus"),
     **dict.fromkeys(["barn owl"], "Tyto alba"),
     **dict.fromkeys(["egyptian fruit bat"], "Rousettus aegyptiacus"),
+    **dict.fromkeys(["big brown bat"], "Eptesicus fuscus"),
     **dict.fromkeys(["tree shrew"], "Tupaia belangeri"),
     **dict.fromkeys(["sheep"], "Ovis aries"),
     **dict.fromkeys(["xenopus", "african clawed frog"], "Xenopus laevis"),
     **dict.fromkeys(["honeybee", "honey bee"], "Apis mellifera"),
+    **dict.fromkeys(["aplysia", "sea hare"], "Aplysia californica"),
     **dict.fromkeys(["axolotl"], "Ambystoma mexicanum"),
-    **dict.fromkeys(["naked mole rat", "naked mole-rat"], "Heterocephalus glaber"),
+    **dict.fromkeys(["naked mole rat"], "Heterocephalus glaber"),
     **dict.fromkeys(["prairie vole"], "Microtus ochrogaster"),
     **dict.fromkeys(["deer mouse"], "Peromyscus maniculatus"),
 }
-_KNOWN_BINOMIALS = sorted(set(_SPECIES_BY_NAME.values()))
-# Words that qualify an animal without naming its species ("adult male lab mouse").
+# Names shared by several species used in labs: picking one would guess a fact.
+_SPECIES_GROUPS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(
+        ["monkey", "monkeys", "primate", "primates", "non human primate", "nonhuman primate", "nhp"],
+        ("Macaca mulatta", "Callithrix jacchus"),
+    ),
+    **dict.fromkeys(["owl monkey", "owl monkeys", "night monkey", "aotus"], ("Aotus nancymaae", "Aotus trivirgatus")),
+    **dict.fromkeys(["squirrel monkey", "squirrel monkeys", "saimiri"], ("Saimiri sciureus", "Saimiri boliviensis")),
+    **dict.fromkeys(["baboon", "baboons", "papio"], ("Papio anubis", "Papio hamadryas")),
+    **dict.fromkeys(["bat", "bats"], ("Eptesicus fuscus", "Rousettus aegyptiacus")),
+    **dict.fromkeys(
+        ["bird", "birds", "songbird", "songbirds", "finch", "finches"], ("Taeniopygia guttata", "Serinus canaria")
+    ),
+    **dict.fromkeys(["fish"], ("Danio rerio", "Carassius auratus")),
+    **dict.fromkeys(["frog", "frogs"], ("Xenopus laevis", "Lithobates pipiens")),
+    **dict.fromkeys(["opossum"], ("Monodelphis domestica", "Didelphis virginiana")),
+}
+_KNOWN_BINOMIALS = sorted({*_SPECIES_BY_NAME.values(), *(name for names in _SPECIES_GROUPS.values() for name in names)})
+# Words that qualify an animal without naming its species ("adult male wild-type Cre mouse").
 _QUALIFIERS = frozenset(
     {
         "lab",
@@ -184,51 +238,142 @@ _QUALIFIERS = frozenset(
         "wild",
         "type",
         "wildtype",
-        "wild-type",
         "wt",
         "transgenic",
+        "knockout",
+        "knock",
+        "in",
+        "ko",
+        "mutant",
+        "cre",
         "adult",
         "male",
         "female",
         "juvenile",
         "young",
+        "aged",
+        "naive",
+        "pregnant",
+        "albino",
+        "hooded",
         "a",
         "an",
         "the",
+        "x",  # a cross: "Ai14 x Sst-Cre"
+        "×",
     }
 )
+_NAMES = {**_SPECIES_BY_NAME, **{binomial.lower(): binomial for binomial in _KNOWN_BINOMIALS}}
+_LATIN_WORDS = frozenset(word for binomial in _KNOWN_BINOMIALS for word in binomial.lower().split())
+# English words of the common names: "owl monkey" is not the binomial "Owl monkey".
+_COMMON_NAME_WORDS = (
+    frozenset(word for name in (*_SPECIES_BY_NAME, *_SPECIES_GROUPS) for word in name.split())
+    | _QUALIFIERS
+    | {"animal", "animals", "shrew", "vole", "squirrel", "spiny", "cell", "cells"}
+) - _LATIN_WORDS
 _NCBI_TAXON = re.compile(r"^https?://purl\.obolibrary\.org/obo/NCBITaxon_\d+$")
-_BINOMIAL = re.compile(r"^[A-Za-z]+ [A-Za-z]+$")
+_BINOMIAL = re.compile(r"^[a-z]+ [a-z]+$")
+_ABBREVIATED_GENUS = re.compile(r"^([a-z])\.? ([a-z]+)$")
+_SPECIES_EXAMPLE = (
+    "give the Latin name (genus and species), e.g. Mus musculus, "
+    "or its NCBI Taxonomy link, e.g. http://purl.obolibrary.org/obo/NCBITaxon_10090"
+)
 
 
 def normalize_species(text: str) -> str:
-    """A Latin binomial ("Mus musculus") from a common name, a misspelling or a binomial."""
+    """A Latin binomial ("Mus musculus") from a common name, a misspelling or a binomial.
+
+    An NCBI Taxonomy link is kept as it is. Names shared by several species ("owl monkey") and
+    unknown words next to a known animal ("spiny mouse") are refused rather than guessed.
+    """
     cleaned = " ".join(text.split())
     if _NCBI_TAXON.match(cleaned):
         return cleaned.replace("https://", "http://")
-    words = [word for word in cleaned.lower().replace("_", " ").split() if word not in _QUALIFIERS]
+    words, plain = _species_words(cleaned)
     key = " ".join(words)
-    known = {binomial.lower(): binomial for binomial in _KNOWN_BINOMIALS}
-    names = {**_SPECIES_BY_NAME, **known}
-    if key in names:
-        return names[key]
-    # "C57BL/6J mouse": every name inside the text points to the same species.
-    found = {
-        names[" ".join(words[start:stop])]
-        for start in range(len(words))
-        for stop in range(start + 1, len(words) + 1)
-        if " ".join(words[start:stop]) in names
-    }
-    if len(found) == 1:
-        return found.pop()
-    close = difflib.get_close_matches(key, list(names), n=1, cutoff=0.8)
+    if key in _SPECIES_GROUPS:
+        raise _several_species(cleaned, key)
+    if key in _NAMES:
+        return _NAMES[key]
+    abbreviated = _ABBREVIATED_GENUS.match(key)
+    if abbreviated:  # "M. musculus"
+        initial, epithet = abbreviated.groups()
+        matches = [
+            name for name in _KNOWN_BINOMIALS if name.lower().startswith(initial) and name.endswith(f" {epithet}")
+        ]
+        if len(matches) == 1:
+            return matches[0]
+    found = _species_inside(words, plain, cleaned)
+    if found:
+        return found
+    close = _misspelt(key)
+    if close in _SPECIES_GROUPS:
+        raise _several_species(cleaned, close)
     if close:
-        return names[close[0]]
-    if _BINOMIAL.match(key):
-        genus, epithet = key.split()
+        return _NAMES[close]
+    if _BINOMIAL.match(key) and not _COMMON_NAME_WORDS.intersection(words):
+        genus, epithet = words
         return f"{genus.capitalize()} {epithet}"
-    raise ValueError(
-        f"'{cleaned}' is not a species name I know; give the Latin name (genus and species), e.g. Mus musculus."
+    raise ValueError(f"'{cleaned}' is not a species name I know; {_SPECIES_EXAMPLE}.")
+
+
+def _species_words(text: str) -> tuple[list[str], list[bool]]:
+    """The lower-case words that may name the animal, and for each whether it was written as a plain
+    word: "Sst-Cre" or "PV" look like a gene or strain, "spiny" or "Bonnet" do not."""
+    words: list[str] = []
+    plain: list[bool] = []
+    for token in text.split():
+        token_is_plain = token.isalpha() and not (len(token) > 1 and token.isupper())
+        token_is_plain = token_is_plain and sum(letter.isupper() for letter in token) <= 1
+        for word in re.split(r"[_\-–]", token.lower()):
+            if word and word not in _QUALIFIERS:
+                words.append(word)
+                plain.append(token_is_plain)
+    return words, plain
+
+
+def _species_inside(words: list[str], plain: list[bool], cleaned: str) -> str | None:
+    """The one species named inside a longer text ("C57BL/6J mouse", "GAD2-Cre mice"), or None."""
+    covered = [False] * len(words)
+    found: set[str] = set()
+    for length in range(len(words), 0, -1):  # longest names first: "pig tailed macaque" before "macaque"
+        for start in range(len(words) - length + 1):
+            phrase = " ".join(words[start : start + length])
+            if phrase in _NAMES and not any(covered[start : start + length]):
+                found.add(_NAMES[phrase])
+                covered[start : start + length] = [True] * length
+    if not found:
+        return None
+    if len(found) > 1:
+        raise ValueError(f"'{cleaned}' names more than one species ({', '.join(sorted(found))}); give one.")
+    species = found.pop()
+    # A plain word next to the animal may name another species with the same common noun ("spiny
+    # mouse" is Acomys, not Mus); genotypes and strains ("GAD2-Cre", "PV", "Ai14") may not.
+    unknown = [word for word, done, is_plain in zip(words, covered, plain, strict=True) if not done and is_plain]
+    if unknown:
+        raise ValueError(
+            f"'{cleaned}' may be a species other than {species} ('{' '.join(unknown)}' is not a name I know); "
+            f"give the Latin name, e.g. {species} if it is that one."
+        )
+    return species
+
+
+def _misspelt(key: str) -> str | None:
+    """The name `key` is a typing slip of. Short names differ from each other by one letter ("rat",
+    "cat"; "mouse", "moose"), so for them only swapped, missing or extra letters count as slips."""
+    if len(key) < 5:
+        return None
+    close = difflib.get_close_matches(key, [*_NAMES, *_SPECIES_GROUPS], n=1, cutoff=0.8)
+    if not close:
+        return None
+    if len(key) < 8 and sorted(key) != sorted(close[0]) and abs(len(key) - len(close[0])) != 1:
+        return None
+    return close[0]
+
+
+def _several_species(cleaned: str, key: str) -> ValueError:
+    return ValueError(
+        f"'{cleaned}' covers several species; give the Latin name, e.g. {' or '.join(_SPECIES_GROUPS[key])}."
     )
 
 
@@ -267,69 +412,141 @@ _ISO_DURATION = re.compile(
     r"(T(?=\d)(\d+(?:\.\d+)?H)?(\d+(?:\.\d+)?M)?(\d+(?:\.\d+)?S)?)?$"
 )
 _POSTNATAL_DAY = re.compile(r"^(?:p|pnd|postnatal day)\s*(\d+)$")
+_POSTNATAL_DAYS = re.compile(r"^(?:p|pnd|postnatal days?)\s*(\d+)\s*(?:-|–|to)\s*(?:p|pnd)?\s*(\d+)$")
+_EMBRYONIC = re.compile(r"^(?:e|embryonic(?: day)?|gestational day|gd)\s*\d+(?:\.\d+)?$")
+_ISO_PARTS = re.compile(r"(\d+(?:\.\d+)?)([YMWDHS])")
 _AGE_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]+)")
-_AGE_RANGE = re.compile(r"^(\d+(?:\.\d+)?)\s*(?:-|–|to)\s*(\d+(?:\.\d+)?)\s*([a-z]+)$")
+_AGE_RANGE = re.compile(r"^(?:between\s+)?(\d+(?:\.\d+)?)\s*(?:-|–|to|and)\s*(\d+(?:\.\d+)?)\s*([a-z]+)$")
 _AGE_EXAMPLE = "give it in days, weeks, months or years, e.g. 90 days"
+# Only to order the bounds of a range; nwbinspector compares them the same way, from today's calendar.
+_DAYS_PER_UNIT = {"Y": 365.25, "M": 30.4375, "W": 7.0, "D": 1.0}
+_DAYS_PER_TIME_UNIT = {"H": 1 / 24, "M": 1 / 1440, "S": 1 / 86400}
+# A fraction that makes whole smaller units is written in them ("1.5 years" → P18M): DANDI allows
+# a fraction only in the last part of a duration.
+_SMALLER_UNIT = {"Y": ("M", 12), "W": ("D", 7), "D": ("H", 24)}
 
 
 def normalize_age(text: str) -> str:
-    """An ISO 8601 duration: "90 days" → "P90D", "8 weeks" → "P8W", "P90" (postnatal day) → "P90D"."""
+    """An ISO 8601 duration: "90 days" → "P90D", "8 weeks" → "P8W", "P90" (postnatal day) → "P90D".
+
+    Ranges keep nwbinspector's form, "P8W/P10W" (and "P90D/" for "at least 90 days"), youngest
+    first. Words without a number ("adult") and embryonic ages ("E15") are refused.
+    """
     raw = " ".join(text.split())
     if _ISO_DURATION.match(raw.upper()):
         return raw.upper()
     if "/" in raw:  # a range in ISO form, e.g. P60D/P90D or P90D/ (at least 90 days)
-        lower, upper = raw.upper().split("/", 1)
+        lower, upper = raw.upper().replace(" ", "").split("/", 1)
         if all(not bound or _ISO_DURATION.match(bound) for bound in (lower, upper)) and (lower or upper):
-            return f"{lower}/{upper}"
+            return _age_range(lower, upper, raw)
     key = re.sub(r"(\d),(\d)", r"\1.\2", raw.lower())  # decimal comma
     key = re.sub(r"\b(old|of age|age|aged|approximately|approx|about|around)\b|[~≈,]|(?<!\d)\.|\.(?!\d)", " ", key)
     key = " ".join(key.split())
+    if _EMBRYONIC.match(key):
+        raise ValueError(
+            f"'{raw}' is not an age NWB accepts: it counts from conception, NWB from birth; "
+            "give the postnatal age, e.g. P21D, or the date of birth."
+        )
     postnatal = _POSTNATAL_DAY.match(key)
     if postnatal:
-        return f"P{postnatal.group(1)}D"
+        return f"P{int(postnatal.group(1))}D"
+    postnatal_range = _POSTNATAL_DAYS.match(key)
+    if postnatal_range:
+        low, high = postnatal_range.groups()
+        return _age_range(f"P{int(low)}D", f"P{int(high)}D", raw)
     age_range = _AGE_RANGE.match(key)
     if age_range and age_range.group(3) in _AGE_UNITS:
         low, high, unit = age_range.groups()
-        return f"{_duration({_AGE_UNITS[unit]: low})}/{_duration({_AGE_UNITS[unit]: high})}"
+        unit = _AGE_UNITS[unit]
+        return _age_range(_duration({unit: Decimal(low)}, raw), _duration({unit: Decimal(high)}, raw), raw)
     parts = _AGE_PART.findall(key)
     leftover = _AGE_PART.sub("", key).replace("and", "").strip()
     if parts and not leftover and all(unit in _AGE_UNITS for _, unit in parts):
-        amounts: dict[str, str] = {}
+        amounts: dict[str, Decimal] = {}
         for number, unit in parts:
             if _AGE_UNITS[unit] in amounts:
                 raise ValueError(f"'{raw}' gives the {unit} twice; {_AGE_EXAMPLE}.")
-            amounts[_AGE_UNITS[unit]] = number
-        return _duration(amounts)
+            amounts[_AGE_UNITS[unit]] = Decimal(number)
+        return _duration(amounts, raw)
     if re.fullmatch(r"\d+(?:\.\d+)?", key):
         raise ValueError(f"'{raw}' has no unit; {_AGE_EXAMPLE}.")
     raise ValueError(f"'{raw}' is not an age NWB accepts; {_AGE_EXAMPLE}.")
 
 
-def _duration(amounts: dict[str, str]) -> str:
-    date_part = "".join(f"{amounts[unit]}{unit}" for unit in "YMWD" if unit in amounts)
-    time_part = f"T{amounts['H']}H" if "H" in amounts else ""
+def age_from_birth(date_of_birth: str, session_start: str) -> str:
+    """The subject's age at the session in days ("P90D"): whole days are exact, months are not.
+
+    Both dates may be written in any form `normalize_date` and `normalize_datetime` read; the
+    session's calendar date is the one written, in its own timezone.
+    """
+    born = _parse_written(_without_zone_name(date_of_birth)[0], need_time=False).date()
+    session = _parse_written(_without_zone_name(session_start)[0], need_time=False).date()
+    if born > session:
+        raise ValueError(
+            f"The date of birth ({born.isoformat()}) is after the session ({session.isoformat()}); "
+            "check both dates, or give the age instead, e.g. 90 days."
+        )
+    return f"P{(session - born).days}D"
+
+
+def _age_range(lower: str, upper: str, raw: str) -> str:
+    if lower and upper and _approximate_days(lower) >= _approximate_days(upper):
+        raise ValueError(
+            f"'{raw}' is a range whose upper bound is not above its lower bound; "
+            "give it youngest first, e.g. 8-10 weeks or P60D/P90D."
+        )
+    return f"{lower}/{upper}"
+
+
+def _approximate_days(duration: str) -> float:
+    date_part, _, time_part = duration[1:].partition("T")
+    days = sum(float(number) * _DAYS_PER_UNIT[unit] for number, unit in _ISO_PARTS.findall(date_part))
+    days += sum(float(number) * _DAYS_PER_TIME_UNIT[unit] for number, unit in _ISO_PARTS.findall(time_part))
+    return days
+
+
+def _duration(amounts: dict[str, Decimal], raw: str) -> str:
+    for unit, (smaller, factor) in _SMALLER_UNIT.items():
+        value = amounts.get(unit)
+        if value is not None and value % 1 and not (value * factor) % 1:
+            del amounts[unit]
+            amounts[smaller] = amounts.get(smaller, Decimal(0)) + value * factor
+    order = [unit for unit in "YMWDH" if unit in amounts]
+    if any(amounts[unit] % 1 for unit in order[:-1]):
+        raise ValueError(f"'{raw}' has a fraction before its last unit; give whole numbers, e.g. 1 year 6 months.")
+    text = {unit: f"{amounts[unit].normalize():f}" for unit in order}
+    date_part = "".join(f"{text[unit]}{unit}" for unit in "YMWD" if unit in text)
+    time_part = f"T{text['H']}H" if "H" in text else ""
     return f"P{date_part}{time_part}"
 
 
 # --- dates and times -----------------------------------------------------------------------------
 
-_NUMERIC_DATE = re.compile(r"\b(\d{1,2})[/.\-](\d{1,2})[/.\-](\d{2,4})\b")
+_NUMERIC_DATE = re.compile(r"\b(\d{1,2})([/.\-])(\d{1,2})\2(\d{2,4})\b")
 _DATE_EXAMPLE = "2024-03-15 14:30"
 # Two different defaults: a component the text leaves out takes a different value in each parse.
 _PROBE_DEFAULTS = (datetime(2001, 1, 1, 1, 1, 1), datetime(2002, 2, 2, 2, 2, 2))
+_RELATIVE_DAY = re.compile(r"\b(yesterday|today|tonight|tomorrow|now|ago|last|next|this)\b", re.IGNORECASE)
+_VAGUE_WORDS = re.compile(r"\b(?:around|about|approximately|approx|circa|ca|roughly)\b\.?|[~≈]", re.IGNORECASE)
+# "GMT+2" means two hours ahead of UTC; dateutil reads it the POSIX way round, as -02:00.
+_UTC_PLUS = re.compile(r"\b(?:UTC|GMT)\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?\b", re.IGNORECASE)
+
+
+class _ZoneAbbreviationError(ValueError):
+    """dateutil met a zone abbreviation ("CET", "EST") that names no single offset."""
 
 
 def normalize_datetime(text: str, timezone: str) -> str:
     """An ISO 8601 date and time with its UTC offset, from common written forms.
 
     A time written without a zone is taken to be in `timezone`; a zone name at the end
-    ("2024-03-15 14:30 Europe/Paris") wins. Dates in the future are refused.
+    ("2024-03-15 14:30 Europe/Paris") or an offset ("+02:00", "Z") wins. Day-first dots
+    ("15.08.2025") are European; slashes that read both ways are refused, as are relative days
+    ("yesterday") and dates in the future.
     """
-    raw = " ".join(text.split())
-    words = raw.split(" ")
     zone = _zone(timezone)
-    if len(words) > 1 and _is_zone_name(words[-1]):
-        zone, raw = ZoneInfo(words[-1]), " ".join(words[:-1])
+    raw, named_zone = _without_zone_name(text)
+    zone = named_zone or zone
     parsed = _parse_written(raw, need_time=True)
     moment = parsed if parsed.tzinfo else parsed.replace(tzinfo=zone)
     if moment > datetime.now(tz=zone):
@@ -345,23 +562,44 @@ def normalize_date(text: str) -> str:
     return parsed.date().isoformat()
 
 
+def _without_zone_name(text: str) -> tuple[str, ZoneInfo | None]:
+    words = text.split()
+    if len(words) > 1 and _is_zone_name(words[-1]):
+        return " ".join(words[:-1]), ZoneInfo(words[-1])
+    return " ".join(words), None
+
+
 def _parse_written(raw: str, *, need_time: bool) -> datetime:
     from dateutil import parser
 
-    numeric = _NUMERIC_DATE.search(raw)
+    relative = _RELATIVE_DAY.search(raw)
+    if relative:
+        raise ValueError(
+            f"'{raw}' is not a date I can read: '{relative.group(1)}' depends on the day it was said; "
+            f"give the calendar date, e.g. {_DATE_EXAMPLE}."
+        )
+    text = _UTC_PLUS.sub(lambda match: f" {match[1]}{int(match[2]):02d}:{match[3] or '00'}", raw)
+    text = " ".join(_VAGUE_WORDS.sub(" ", text).split())
+    numeric = _NUMERIC_DATE.search(text)
     day_first = False
     if numeric:
-        first, second = int(numeric.group(1)), int(numeric.group(2))
-        if first <= 12 and second <= 12 and first != second:
+        first, separator, second = int(numeric.group(1)), numeric.group(2), int(numeric.group(3))
+        if separator != "." and first <= 12 and second <= 12 and first != second:
             raise ValueError(
                 f"'{numeric.group(0)}' could be read day-first or month-first; "
                 f"write the date as year-month-day, e.g. {_DATE_EXAMPLE}."
             )
-        day_first = first > 12
+        day_first = separator == "." or first > 12
     try:
         readings: list[datetime] = [
-            parser.parse(raw, default=default, dayfirst=day_first) for default in _PROBE_DEFAULTS
+            parser.parse(text, default=default, dayfirst=day_first, tzinfos=_explicit_zone)
+            for default in _PROBE_DEFAULTS
         ]
+    except _ZoneAbbreviationError as error:
+        raise ValueError(
+            f"'{error}' in '{raw}' can mean several offsets; give a zone name such as Europe/Paris "
+            "or an offset such as +02:00."
+        ) from error
     except (ValueError, OverflowError) as error:
         raise ValueError(f"'{raw}' is not a date I can read; write it like {_DATE_EXAMPLE}.") from error
     first_reading, second_reading = readings
@@ -370,15 +608,23 @@ def _parse_written(raw: str, *, need_time: bool) -> datetime:
     )
     if missing_date:
         raise ValueError(f"'{raw}' lacks a full date (day, month and year); write it like {_DATE_EXAMPLE}.")
-    if need_time and (first_reading.hour, first_reading.minute) != (
-        second_reading.hour,
-        second_reading.minute,
-    ):
+    if need_time and first_reading.hour != second_reading.hour:
         raise ValueError(f"'{raw}' has no time of day; add it, e.g. {_DATE_EXAMPLE}.")
-    # A time given without seconds means zero seconds, not the probe default.
+    # Minutes or seconds left out ("10 am", "14:30") are zero, not the probe's.
+    if first_reading.minute != second_reading.minute:
+        first_reading = first_reading.replace(minute=0)
     if first_reading.second != second_reading.second:
         first_reading = first_reading.replace(second=0)
     return first_reading
+
+
+def _explicit_zone(name: str | None, offset: int | None) -> tzinfo | None:
+    """The zone written in the text, for dateutil: an offset ("+02:00", "Z") or nothing."""
+    if offset is not None:
+        return fixed_offset(timedelta(seconds=offset))
+    if name is not None:
+        raise _ZoneAbbreviationError(name)
+    return None
 
 
 def _zone(timezone: str) -> ZoneInfo:

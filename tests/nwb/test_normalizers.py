@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from conversions.nwb.normalizers import (
+    age_from_birth,
     normalize_age,
     normalize_date,
     normalize_datetime,
@@ -37,6 +38,9 @@ from conversions.nwb.normalizers import (
         ("Jane Smith & Jane Smith", ["Smith, Jane"]),
         ("Ludwig van Beethoven", ["van Beethoven, Ludwig"]),
         ("Jane Smith\nBob Lee", ["Smith, Jane", "Lee, Bob"]),
+        # A lone family name is kept rather than given an invented first name.
+        ("Dr. Smith", ["Smith"]),
+        ("Prof. Smith and Dr. Jane Lee", ["Smith", "Lee, Jane"]),
     ],
 )
 def test_normalize_experimenter(text: str, names: list[str]) -> None:
@@ -47,6 +51,23 @@ def test_normalize_experimenter(text: str, names: list[str]) -> None:
 def test_normalize_experimenter_refuses(text: str) -> None:
     with pytest.raises(ValueError):
         normalize_experimenter(text)
+
+
+def test_lone_family_name_is_only_a_suggestion_for_nwbinspector() -> None:
+    from nwbinspector.checks import check_experimenter_form
+    from pynwb import NWBFile
+
+    def messages(names: list[str]) -> list[Any]:
+        nwbfile = NWBFile(
+            session_description="test",
+            identifier="test",
+            session_start_time=datetime(2025, 8, 15, 10, tzinfo=ZoneInfo("Europe/Paris")),
+            experimenter=names,
+        )
+        return list(check_experimenter_form(nwbfile) or [])
+
+    assert messages(normalize_experimenter("Dr. Jane Smith")) == []
+    assert len(messages(normalize_experimenter("Dr. Smith"))) == 1
 
 
 @pytest.mark.parametrize(
@@ -76,6 +97,72 @@ def test_normalize_experimenter_refuses(text: str) -> None:
         ("mus musculous", "Mus musculus"),
         ("peromyscus leucopus", "Peromyscus leucopus"),
         ("http://purl.obolibrary.org/obo/NCBITaxon_10090", "http://purl.obolibrary.org/obo/NCBITaxon_10090"),
+        ("https://purl.obolibrary.org/obo/NCBITaxon_9669", "http://purl.obolibrary.org/obo/NCBITaxon_9669"),
+        # DANDI's own table (dandi-cli species_map)
+        ("house mouse", "Mus musculus"),
+        ("Norway rat", "Rattus norvegicus"),
+        ("black rat", "Rattus rattus"),
+        ("Rattus rattus", "Rattus rattus"),
+        ("rhesus macaque", "Macaca mulatta"),
+        ("pig-tailed macaque", "Macaca nemestrina"),
+        ("pigtail macaque", "Macaca nemestrina"),
+        ("common marmoset", "Callithrix jacchus"),
+        ("fruit fly", "Drosophila melanogaster"),
+        ("zebra fish", "Danio rerio"),
+        ("Mongolian gerbil", "Meriones unguiculatus"),
+        # others common in neurophysiology
+        ("long-tailed macaque", "Macaca fascicularis"),
+        ("long tailed macaque", "Macaca fascicularis"),
+        ("crab-eating macaque", "Macaca fascicularis"),
+        ("cynomolgus monkey", "Macaca fascicularis"),
+        ("Japanese macaque", "Macaca fuscata"),
+        ("bonnet macaque", "Macaca radiata"),
+        ("marmoset monkey", "Callithrix jacchus"),
+        ("zebra finch", "Taeniopygia guttata"),
+        ("Bengalese finch", "Lonchura striata"),
+        ("canary", "Serinus canaria"),
+        ("pigeon", "Columba livia"),
+        ("barn owl", "Tyto alba"),
+        ("Egyptian fruit bat", "Rousettus aegyptiacus"),
+        ("big brown bat", "Eptesicus fuscus"),
+        ("Mustela putorius furo", "Mustela furo"),  # nwbinspector's species check rejects trinomials
+        ("dog", "Canis familiaris"),
+        ("Canis lupus familiaris", "Canis familiaris"),
+        ("rabbit", "Oryctolagus cuniculus"),
+        ("guinea pig", "Cavia porcellus"),
+        ("gerbil", "Meriones unguiculatus"),
+        ("hamster", "Mesocricetus auratus"),
+        ("tree shrew", "Tupaia belangeri"),
+        ("chicken", "Gallus gallus"),
+        ("Xenopus", "Xenopus laevis"),
+        ("goldfish", "Carassius auratus"),
+        ("Aplysia", "Aplysia californica"),
+        ("Aotus trivirgatus", "Aotus trivirgatus"),
+        ("Aotus nancymaae", "Aotus nancymaae"),
+        # misspellings, plurals and abbreviations
+        ("rats", "Rattus norvegicus"),
+        ("Rattus Norvegicus", "Rattus norvegicus"),
+        ("rattus norvegicus", "Rattus norvegicus"),
+        ("macaca mulata", "Macaca mulatta"),
+        ("drosophila", "Drosophila melanogaster"),
+        ("c elegans", "Caenorhabditis elegans"),
+        ("C.elegans", "Caenorhabditis elegans"),
+        ("M. musculus", "Mus musculus"),
+        ("M musculus", "Mus musculus"),
+        ("R. norvegicus", "Rattus norvegicus"),
+        ("M. mulatta", "Macaca mulatta"),
+        ("D. melanogaster", "Drosophila melanogaster"),
+        ("D. rerio", "Danio rerio"),
+        ("H. sapiens", "Homo sapiens"),
+        # strains and genotypes next to the animal
+        ("GAD2-Cre mice", "Mus musculus"),
+        ("Ai14 x Sst-Cre mouse", "Mus musculus"),
+        ("wild-type mice", "Mus musculus"),
+        ("Thy1-GCaMP6s mice", "Mus musculus"),
+        ("Long-Evans hooded rats", "Rattus norvegicus"),
+        ("Sprague-Dawley", "Rattus norvegicus"),
+        ("CD-1 mice", "Mus musculus"),
+        ("Mus spretus", "Mus spretus"),
     ],
 )
 def test_normalize_species(text: str, species: str) -> None:
@@ -86,6 +173,39 @@ def test_normalize_species(text: str, species: str) -> None:
 def test_normalize_species_asks_for_the_latin_name(text: str) -> None:
     with pytest.raises(ValueError, match="Latin name"):
         normalize_species(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("owl monkey", "covers several species; give the Latin name, e.g. Aotus nancymaae or Aotus trivirgatus"),
+        ("night monkey", "e.g. Aotus nancymaae or Aotus trivirgatus"),
+        ("squirrel monkey", "e.g. Saimiri sciureus or Saimiri boliviensis"),
+        ("monkeys", "e.g. Macaca mulatta or Callithrix jacchus"),
+        ("bat", "e.g. Eptesicus fuscus or Rousettus aegyptiacus"),
+        ("songbird", "give the Latin name, e.g. Taeniopygia guttata"),
+        ("spiny mouse", "may be a species other than Mus musculus ('spiny' is not a name I know); give the Latin"),
+        ("California mouse", "give the Latin name, e.g. Mus musculus"),
+        ("rat and mouse", "names more than one species (Mus musculus, Rattus norvegicus); give one"),
+        ("spider monkey", "give the Latin name (genus and species), e.g. Mus musculus, or its NCBI Taxonomy link"),
+        # A one-letter change turns one real word into another; only slips that keep the letters pass.
+        ("moose", "http://purl.obolibrary.org/obo/NCBITaxon_10090"),
+        ("bats", "several species"),
+        ("cow", "not a species name I know"),
+    ],
+)
+def test_normalize_species_refuses_to_guess(text: str, words: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        normalize_species(text)
+    assert words in str(caught.value)
+
+
+@pytest.mark.parametrize("text", ["mouse", "Mus Musculus", "ferret", "Mustela putorius furo", "C. elegans", "pig"])
+def test_normalized_species_pass_nwbinspector(text: str) -> None:
+    from nwbinspector.checks import check_subject_species_form
+    from pynwb.file import Subject
+
+    assert check_subject_species_form(Subject(subject_id="m1", species=normalize_species(text))) is None
 
 
 @pytest.mark.parametrize(
@@ -126,12 +246,34 @@ def test_normalize_sex_refuses(text: str) -> None:
         ("postnatal day 21", "P21D"),
         ("2 years", "P2Y"),
         ("1 year and 6 months", "P1Y6M"),
-        ("1,5 years", "P1.5Y"),
+        ("1,5 years", "P18M"),
         ("about 90 days.", "P90D"),
         ("8-10 weeks", "P8W/P10W"),
         ("P60D/P90D", "P60D/P90D"),
         ("P90D/", "P90D/"),
         ("36 hours", "PT36H"),
+        ("P2Y6M", "P2Y6M"),
+        ("2 years 6 months", "P2Y6M"),
+        ("2 years, 6 months", "P2Y6M"),
+        ("P90D/P120D", "P90D/P120D"),
+        ("P4W/P1M", "P4W/P1M"),
+        ("/P90D", "/P90D"),
+        ("8 to 10 weeks", "P8W/P10W"),
+        ("between 8 and 10 weeks", "P8W/P10W"),
+        ("P21-P25", "P21D/P25D"),
+        ("12 wks", "P12W"),
+        ("090 days", "P90D"),
+        ("P0", "P0D"),
+        # A fraction that makes whole smaller units is written in them (DANDI allows a fraction only
+        # in the last part); one that does not stays, which ISO 8601 allows.
+        ("1.5 years", "P18M"),
+        ("1.25 years", "P15M"),
+        ("1.5 years 2 months", "P20M"),
+        ("1.5 days", "PT36H"),
+        ("1.3 years", "P1.3Y"),
+        ("1.5 weeks", "P1.5W"),
+        ("1.5 months", "P1.5M"),
+        ("1 year 6.5 months", "P1Y6.5M"),
     ],
 )
 def test_normalize_age(text: str, age: str) -> None:
@@ -146,11 +288,64 @@ def test_normalize_age(text: str, age: str) -> None:
         ("90", "has no unit"),
         ("E15.5", "not an age NWB accepts"),
         ("2 weeks 3 weeks", "twice"),
+        ("E15", "counts from conception, NWB from birth; give the postnatal age, e.g. P21D, or the date of birth"),
+        ("e15.5", "give the postnatal age, e.g. P21D, or the date of birth"),
+        ("embryonic day 15", "give the postnatal age, e.g. P21D, or the date of birth"),
+        ("P120D/P90D", "upper bound is not above its lower bound; give it youngest first, e.g. 8-10 weeks"),
+        ("P90D/P90D", "give it youngest first"),
+        ("P1Y/P12M", "give it youngest first"),
+        ("10-8 weeks", "give it youngest first, e.g. 8-10 weeks or P60D/P90D"),
+        ("P25-P21", "give it youngest first"),
+        ("1.3 years 2 months", "has a fraction before its last unit; give whole numbers, e.g. 1 year 6 months"),
+        ("3 months old, adult", "give it in days, weeks, months or years"),
     ],
 )
 def test_normalize_age_refuses(text: str, words: str) -> None:
     with pytest.raises(ValueError) as caught:
         normalize_age(text)
+    assert words in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "text", ["P90D", "90 days", "8-10 weeks", "P90D/", "1.5 years", "1.3 years", "1.5 days", "postnatal day 21"]
+)
+def test_normalized_ages_pass_nwbinspector(text: str) -> None:
+    from nwbinspector.checks import check_subject_age, check_subject_proper_age_range
+    from pynwb.file import Subject
+
+    subject = Subject(subject_id="m1", age=normalize_age(text))
+    assert check_subject_age(subject) is None
+    assert check_subject_proper_age_range(subject) is None
+
+
+@pytest.mark.parametrize(
+    ("born", "session", "age"),
+    [
+        ("2025-05-17", "2025-08-15T10:00:00+02:00", "P90D"),
+        ("17 May 2025", "15.08.2025 10:00", "P90D"),
+        ("2025-05-17", "2025-08-15 10:00 Europe/Paris", "P90D"),
+        ("2024-02-28", "2024-03-01 09:00", "P2D"),  # leap year
+        ("2025-08-15", "2025-08-15T09:00:00", "P0D"),
+        # The session's own calendar date counts, not the date in UTC.
+        ("2025-08-14", "2025-08-15T00:30:00+02:00", "P1D"),
+    ],
+)
+def test_age_from_birth(born: str, session: str, age: str) -> None:
+    assert age_from_birth(born, session) == age
+
+
+@pytest.mark.parametrize(
+    ("born", "session", "words"),
+    [
+        ("2025-08-16", "2025-08-15T10:00", "is after the session (2025-08-15); check both dates, or give the age"),
+        ("yesterday", "2025-08-15T10:00", "give the calendar date"),
+        ("05/06/2025", "2025-08-15T10:00", "write the date as year-month-day"),
+        ("May 2025", "2025-08-15T10:00", "lacks a full date"),
+    ],
+)
+def test_age_from_birth_refuses(born: str, session: str, words: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        age_from_birth(born, session)
     assert words in str(caught.value)
 
 
@@ -169,6 +364,19 @@ def test_normalize_age_refuses(text: str, words: str) -> None:
         ("2024-03-15 14:30 UTC", "2024-03-15T14:30:00+00:00"),
         ("2024-03-15T14:30:00Z", "2024-03-15T14:30:00+00:00"),
         ("2024-03-15T14:30:00+09:00", "2024-03-15T14:30:00+09:00"),
+        ("15th August 2025 around 10 am", "2025-08-15T10:00:00+02:00"),
+        ("August 15th, 2025 at 10am", "2025-08-15T10:00:00+02:00"),
+        ("Aug 15, 2025 10:00", "2025-08-15T10:00:00+02:00"),
+        ("15.08.2025 10:00", "2025-08-15T10:00:00+02:00"),
+        ("05.08.2025 10:00", "2025-08-05T10:00:00+02:00"),  # dots are day-first
+        ("15.08.25 10:00", "2025-08-15T10:00:00+02:00"),
+        ("15 Aug 2025 10h30", "2025-08-15T10:30:00+02:00"),
+        ("~10:00 on 15 Aug 2025", "2025-08-15T10:00:00+02:00"),
+        ("2025-08-15T10:00:00Z", "2025-08-15T10:00:00+00:00"),
+        ("2025-08-15 10:00 +0200", "2025-08-15T10:00:00+02:00"),
+        ("2025-08-15 10:00 GMT+2", "2025-08-15T10:00:00+02:00"),
+        ("2025-08-15 10:00 UTC-05:30", "2025-08-15T10:00:00-05:30"),
+        ("2025-08-15 10:00 Europe/London", "2025-08-15T10:00:00+01:00"),
     ],
 )
 def test_normalize_datetime(text: str, moment: str) -> None:
@@ -182,6 +390,13 @@ def test_normalize_datetime(text: str, moment: str) -> None:
         ("2024-03-15", "no time of day"),
         ("March 2024 10:00", "lacks a full date"),
         ("last Tuesday", "not a date I can read"),
+        ("yesterday", "'yesterday' depends on the day it was said; give the calendar date, e.g. 2024-03-15 14:30"),
+        ("yesterday at 10am", "give the calendar date"),
+        ("today 10:00", "give the calendar date"),
+        ("05/08/2025 10:00", "write the date as year-month-day"),
+        ("15 August 2025", "has no time of day; add it"),
+        ("2025-08-15 10:00 CET", "can mean several offsets; give a zone name such as Europe/Paris or an offset"),
+        ("2025-08-15 10:00 EST", "give a zone name such as Europe/Paris"),
         ((datetime.now() + timedelta(days=3)).strftime("%Y-%m-%d %H:%M"), "in the future"),
     ],
 )
@@ -198,6 +413,9 @@ def test_normalize_datetime_needs_a_real_timezone() -> None:
 def test_normalize_date() -> None:
     assert normalize_date("10 January 2024") == "2024-01-10"
     assert normalize_date("2024-01-10") == "2024-01-10"
+    assert normalize_date("05.06.2024") == "2024-06-05"
+    with pytest.raises(ValueError, match="give the calendar date"):
+        normalize_date("yesterday")
     with pytest.raises(ValueError, match="in the future"):
         normalize_date((date.today() + timedelta(days=2)).isoformat())
 

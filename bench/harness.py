@@ -1,0 +1,134 @@
+"""What the benchmark scripts share: where the project is, a generated SpikeGLX recording of a
+given size, one measurement per fresh child process, and plain-text tables.
+
+Only the standard library is imported here, so a child process that times its own imports starts
+from a clean slate.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+BENCH_OUT = REPO_ROOT / "bench" / "out"
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))  # `conversions.nwb` is imported from the checkout, not installed
+
+# Neuropixels 1.0 AP stream as synthetic.write_spikeglx writes it: 384 channels + SYNC, int16, 30 kHz.
+AP_CHANNELS_SAVED = 385
+AP_RATE_HZ = 30000.0
+BYTES_PER_SAMPLE = 2
+# Sizes are decimal (1 GB = 1e9 bytes, 1 MB = 1e6 bytes), as in FIELD-NOTES' speed table.
+GB = 1e9
+MB = 1e6
+
+# The child's result is the one stdout line starting with this; neuroconv and tqdm may print too.
+_RESULT_PREFIX = "BENCH-RESULT "
+
+
+def ap_duration_for(size_gb: float) -> float:
+    """Seconds of AP recording whose .bin holds `size_gb` GB."""
+    return size_gb * GB / (AP_CHANNELS_SAVED * BYTES_PER_SAMPLE * AP_RATE_HZ)
+
+
+def generate_spikeglx(folder: Path, *, size_gb: float, with_lf: bool) -> tuple[dict[str, Path], float]:
+    """Write a valid SpikeGLX recording whose AP .bin is `size_gb` GB; returns its paths and the
+    seconds it took. The run folder sits inside `folder`, which is the upload root."""
+    from conversions.nwb.synthetic import write_spikeglx
+
+    start = time.perf_counter()
+    paths = write_spikeglx(folder, run="bench", duration_s=ap_duration_for(size_gb), with_lf=with_lf, seed=0)
+    return paths, time.perf_counter() - start
+
+
+def read_into_page_cache(paths: Sequence[Path]) -> None:
+    """Read every byte once so a measurement that follows reads from memory, not from disk."""
+    for path in paths:
+        with path.open("rb", buffering=0) as handle:
+            while handle.read(16 * 1024 * 1024):
+                pass
+
+
+def folder_bytes(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    return sum(entry.stat().st_size for entry in path.rglob("*") if entry.is_file())
+
+
+@contextmanager
+def work_folder(prefix: str, *, keep: bool) -> Iterator[Path]:
+    """A fresh folder under bench/out/ (gitignored), removed at the end unless `keep`."""
+    BENCH_OUT.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix=f"{prefix}-", dir=BENCH_OUT))
+    try:
+        yield folder
+    finally:
+        if keep:
+            print(f"kept: {folder}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_child(script: Path, option: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """Run `script option <spec as JSON>` in a fresh interpreter and return the JSON it reports
+    with `report_to_parent`. A child that fails stops the benchmark with its stderr."""
+    completed = subprocess.run(
+        [sys.executable, str(script), option, json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        check=False,
+    )
+    lines = [line for line in completed.stdout.splitlines() if line.startswith(_RESULT_PREFIX)]
+    if completed.returncode != 0 or not lines:
+        raise SystemExit(f"child {option} {spec} failed (exit {completed.returncode}):\n{completed.stderr[-4000:]}")
+    result: dict[str, Any] = json.loads(lines[-1].removeprefix(_RESULT_PREFIX))
+    return result
+
+
+def report_to_parent(result: dict[str, Any]) -> None:
+    print(_RESULT_PREFIX + json.dumps(result), flush=True)
+
+
+def source_revision() -> str:
+    """The commit measured, and whether the NWB layer had uncommitted changes: figures from two
+    runs are only comparable when this matches."""
+
+    def git(*arguments: str) -> str:
+        completed = subprocess.run(["git", *arguments], capture_output=True, text=True, cwd=REPO_ROOT, check=False)
+        return completed.stdout.strip() if completed.returncode == 0 else ""
+
+    commit = git("rev-parse", "--short", "HEAD") or "unknown commit"
+    changed = git("status", "--porcelain", "--", "conversions/nwb")
+    return f"{commit} + uncommitted changes in conversions/nwb" if changed else commit
+
+
+def median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[int] = ()) -> str:
+    """A plain-text table; columns whose index is in `right` are right-aligned (numbers)."""
+    widths = [max(len(str(row[i])) for row in [headers, *rows]) for i in range(len(headers))]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(
+            str(cell).rjust(width) if i in right else str(cell).ljust(width)
+            for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    rule = "  ".join("-" * width for width in widths)
+    return "\n".join([line(headers), rule, *(line(row) for row in rows)])

@@ -21,13 +21,15 @@ from django.utils import timezone
 
 from conversions import notify, services
 from conversions.models import ConversionAttempt, ConversionSession, ValidationIssue
-from conversions.nwb.errors import ConversionCancelled, ConversionFailed, RecordingProblem
+from conversions.nwb.errors import AmbiguousRecording, ConversionCancelled, ConversionFailed, RecordingProblem
 from conversions.orchestrator.state import (
     ConversionFailed as ConversionFailedEvent,
 )
 from conversions.orchestrator.state import (
     ConversionSucceeded,
     DetectionFailed,
+    FormatAmbiguous,
+    FormatOption,
     IssueSummary,
     JobLost,
     Status,
@@ -41,14 +43,21 @@ UNEXPECTED = (
 )
 
 
-def detect_recording(session_id: str, files_version: int) -> None:
-    from conversions.nwb.detection import detect_format
+def detect_recording(session_id: str, files_version: int, *, format_key: str | None = None) -> None:
+    from conversions.nwb.detection import SUPPORTED_FORMATS, detect_format
 
     session = ConversionSession.objects.filter(id=session_id, status=Status.DETECTING_FORMAT).first()
     if session is None:
         return
     try:
-        detection = detect_format(session.source_directory)
+        detection = detect_format(session.source_directory, format_key=format_key)
+    except AmbiguousRecording as ambiguous:
+        options = tuple(FormatOption(key=key, label=SUPPORTED_FORMATS[key].label) for key in ambiguous.candidates)
+        services.record_job_event(
+            session_id,
+            FormatAmbiguous(files_version=files_version, candidates=options, user_message=ambiguous.user_message),
+        )
+        return
     except RecordingProblem as problem:
         services.record_job_event(
             session_id, DetectionFailed(files_version=files_version, user_message=problem.user_message)
@@ -301,6 +310,7 @@ def recover_stalled_jobs(*, stall_seconds: int | None = None, everything: bool =
     if not everything:
         detecting = detecting.filter(updated__lt=cutoff)
     for session in detecting:
-        tasks.detect_recording.delay(str(session.id), session.memory.files_version)
+        memory = session.memory
+        tasks.detect_recording.delay(str(session.id), memory.files_version, memory.chosen_format)
         recovered += 1
     return recovered

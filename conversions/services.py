@@ -390,9 +390,9 @@ def _carry_out(session: ConversionSession, action: Any) -> None:
     from conversions import tasks  # tasks import services: import here to keep the cycle out of module load
 
     match action:
-        case DetectFormat(files_version=version):
+        case DetectFormat(files_version=version, format_key=format_key):
             session_id = str(session.id)
-            transaction.on_commit(lambda: tasks.detect_recording.delay(session_id, version))
+            transaction.on_commit(lambda: tasks.detect_recording.delay(session_id, version, format_key))
         case StartConversion(attempt=number, streams=streams):
             metadata = {row.name: row.value for row in session.metadata_fields.all()}
             task_id = str(uuid.uuid4())

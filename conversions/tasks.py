@@ -10,8 +10,8 @@ from conversions import jobs
 
 
 @shared_task(acks_late=True, soft_time_limit=120, time_limit=180)
-def detect_recording(session_id: str, files_version: int) -> None:
-    jobs.detect_recording(session_id, files_version)
+def detect_recording(session_id: str, files_version: int, format_key: str | None = None) -> None:
+    jobs.detect_recording(session_id, files_version, format_key=format_key)
 
 
 @shared_task(

@@ -87,8 +87,8 @@ def convert_recording(
     """
     chosen = tuple(stream_ids) or detection.default_streams
     streams = [detection.stream(stream_id) for stream_id in chosen]  # KeyError: a caller bug, not user data
-    build_converter = _CONVERTERS.get(detection.format)
-    if build_converter is None:
+    supported = SUPPORTED_FORMATS.get(detection.format)
+    if supported is None:
         raise ValueError(f"no converter for format {detection.format!r}")
     zone = _zone(timezone)
     _refuse_changed_files(source_root, streams)
@@ -99,16 +99,15 @@ def convert_recording(
         on_progress=on_progress,
         should_stop=should_stop,
     )
-    file_names = ", ".join(Path(name).name for stream in streams for name in stream.files if name.endswith(".bin"))
+    file_names = _data_file_names(streams)
 
     on_progress(0.0)
     tracker.check_stop()
     output_path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        open_for_reading = SUPPORTED_FORMATS[detection.format].open_for_reading
-        with open_for_reading(source_root, detection, chosen) as view:
+        with supported.open_for_reading(source_root, detection, chosen) as view:
             with _failure_as("reading", file_names):
-                converter = build_converter(view, chosen)
+                converter = supported.build_converter(view, chosen)
                 nwb_metadata = _neuroconv_metadata(
                     converter.get_metadata(),
                     metadata,
@@ -162,22 +161,6 @@ def _write(nwbfile: NWBFile, path: Path) -> None:
     )
 
 
-def _spikeglx_converter(folder: Path, stream_ids: Sequence[str]) -> NWBConverter:
-    from neuroconv.converters import SpikeGLXConverterPipe
-
-    # Naming the streams leaves out the SYNC channels the pipe would otherwise add; AP and LF of
-    # one probe then share its device and electrodes, each in its own ElectricalSeries.
-    converter: NWBConverter = SpikeGLXConverterPipe(folder_path=folder, streams=list(stream_ids))
-    return converter
-
-
-# Format key (as in detection.SUPPORTED_FORMATS) -> converter over the folder the format's
-# `open_for_reading` prepared; the converter's interfaces are keyed by stream id.
-_CONVERTERS: dict[str, Callable[[Path, Sequence[str]], NWBConverter]] = {
-    "spikeglx": _spikeglx_converter,
-}
-
-
 def _zone(timezone: str) -> ZoneInfo:
     try:
         return ZoneInfo(timezone)
@@ -192,14 +175,22 @@ def _refuse_changed_files(source_root: Path, streams: Sequence[Stream]) -> None:
     """The files must be the ones detection checked: readers size the data from the file on disk,
     so a file cut or replaced since would convert silently to something else."""
     for stream in streams:
-        paths = [source_root / name for name in stream.files]
-        missing = [path.name for path in paths if not path.is_file()]
-        if missing or sum(path.stat().st_size for path in paths) != stream.size_bytes:
-            names = ", ".join(missing or [path.name for path in paths])
+        missing = [name for name in stream.files if not (source_root / name).is_file()]
+        if missing or sum((source_root / name).stat().st_size for name in stream.files) != stream.size_bytes:
+            # Paths in the upload: names alone may not say which stream (e.g. Open Ephys' continuous.dat).
+            names = ", ".join(missing or stream.files)
             raise ConversionFailed(
                 f"{names} changed or disappeared since the upload was checked. Upload the recording again.",
                 detail=f"stream {stream.id}: expected {stream.size_bytes} bytes in {list(stream.files)}",
             )
+
+
+def _data_file_names(streams: Sequence[Stream]) -> str:
+    """Each stream's main data file (`files[0]`), for messages: by name, or by path where the names
+    alone would not tell them apart (every Open Ephys stream's data file is continuous.dat)."""
+    paths = [stream.files[0] for stream in streams if stream.files]
+    names = [Path(path).name for path in paths]
+    return ", ".join(names if len(set(names)) == len(names) else paths)
 
 
 def _buffer_gb(stream_bytes: int) -> float:

@@ -2,135 +2,89 @@
 
 Detection runs before any job is queued, so every problem a reader would hit later (missing
 partner file, truncated data, a `.meta` without the start time...) is found here and reported in
-plain words naming the file. Each supported format is one entry in `SUPPORTED_FORMATS`: a cheap
-name-based claim, then a full inspection that ends by opening the format's neuroconv interface
-(headers only) to confirm.
+plain words naming the file. Each supported format is one module under `formats/` registered in
+`formats.SUPPORTED_FORMATS`: a cheap name-based claim, then a full inspection that ends by opening
+the format's neuroconv interface (headers only) to confirm.
+
+This module sits on top of the formats (it imports the registry; the formats import only
+`formats.base`), and re-exports the types they share so callers keep one import path:
+`Detection`, `Stream`, `SupportedFormat`, `SUPPORTED_FORMATS`, `reader_view`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
-import re
-import tempfile
-import traceback
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass, field
-from datetime import datetime
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from .errors import RecordingProblem
+from .errors import AmbiguousRecording, RecordingProblem
+from .formats import SUPPORTED_FORMATS
+from .formats.base import Detection, Stream, SupportedFormat, reader_view, some_names
 
-
-@dataclass(frozen=True)
-class Stream:
-    """One convertible signal stream of an upload (for SpikeGLX: one .bin/.meta pair)."""
-
-    id: str
-    label: str
-    # Neural channels as the reader exposes them; for SpikeGLX the SYNC channel saved in each
-    # .bin is not counted (it carries synchronisation pulses, not voltages, and is not written).
-    channel_count: int
-    sampling_rate_hz: float
-    duration_s: float
-    size_bytes: int
-    files: tuple[str, ...]  # relative to the upload root, POSIX separators
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "label": self.label,
-            "channel_count": self.channel_count,
-            "sampling_rate_hz": self.sampling_rate_hz,
-            "duration_s": self.duration_s,
-            "size_bytes": self.size_bytes,
-            "files": list(self.files),
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Stream:
-        return cls(
-            id=str(data["id"]),
-            label=str(data["label"]),
-            channel_count=int(data["channel_count"]),
-            sampling_rate_hz=float(data["sampling_rate_hz"]),
-            duration_s=float(data["duration_s"]),
-            size_bytes=int(data["size_bytes"]),
-            files=tuple(str(name) for name in data["files"]),
-        )
+__all__ = [
+    "SUPPORTED_FORMATS",
+    "Detection",
+    "Stream",
+    "SupportedFormat",
+    "detect_format",
+    "list_upload_files",
+    "reader_view",
+]
 
 
-@dataclass(frozen=True)
-class Detection:
-    """What `detect_format` found; stored as JSON between detection and conversion."""
-
-    format: str
-    format_label: str
-    streams: tuple[Stream, ...]
-    default_streams: tuple[str, ...]
-    # "session_start_time" (naive ISO 8601, or None when the file has none), "device", "probe",
-    # "channel_count", "sampling_rate_hz", "duration_s", "size_bytes".
-    file_metadata: dict[str, Any] = field(default_factory=dict)
-    notes: tuple[str, ...] = ()
-
-    def stream(self, stream_id: str) -> Stream:
-        for stream in self.streams:
-            if stream.id == stream_id:
-                return stream
-        raise KeyError(f"no stream {stream_id!r} in this {self.format_label} detection")
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "format": self.format,
-            "format_label": self.format_label,
-            "streams": [stream.to_json() for stream in self.streams],
-            "default_streams": list(self.default_streams),
-            "file_metadata": dict(self.file_metadata),
-            "notes": list(self.notes),
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Detection:
-        return cls(
-            format=str(data["format"]),
-            format_label=str(data["format_label"]),
-            streams=tuple(Stream.from_json(stream) for stream in data["streams"]),
-            default_streams=tuple(str(stream_id) for stream_id in data["default_streams"]),
-            file_metadata=dict(data.get("file_metadata", {})),
-            notes=tuple(str(note) for note in data.get("notes", ())),
-        )
-
-
-@dataclass(frozen=True)
-class SupportedFormat:
-    """A format handler: how to recognise an upload by its file names, how to inspect it, and how
-    to show the chosen streams to the format's reader."""
-
-    key: str
-    label: str
-    needs: str  # plain words: which files make a complete recording
-    claims: Callable[[Sequence[str]], bool]
-    inspect: Callable[[Path, Sequence[str]], Detection]
-    # (upload root, detection, chosen stream ids) -> a folder to hand to the reader
-    open_for_reading: Callable[[Path, Detection, Sequence[str]], AbstractContextManager[Path]]
-
-
-def detect_format(root: Path) -> Detection:
+def detect_format(root: Path, *, format_key: str | None = None) -> Detection:
     """Inspect every file under `root` (an upload, folders kept) and say what recording it holds.
 
-    Raises `RecordingProblem` with a plain message when the upload is incomplete, damaged or not
-    a supported format.
+    Every format whose name rules claim the upload is inspected. One success is the answer (a note
+    mentions any other claimant that failed); several raise `AmbiguousRecording` listing them, and
+    the caller asks the user and calls again with the chosen `format_key`, which skips the claims
+    and inspects with that format only. Raises `RecordingProblem` with a plain message when the
+    upload is incomplete, damaged or not a supported format.
     """
     files = list_upload_files(root)
     if not files:
         raise RecordingProblem(
             "The upload contains no files. Upload the recording's files (or its folder) again.",
         )
-    for supported in SUPPORTED_FORMATS.values():
-        if supported.claims(files):
-            return supported.inspect(root, files)
-    raise RecordingProblem(_not_recognised_message(files), detail=f"files: {files}")
+    if format_key is not None:
+        supported = SUPPORTED_FORMATS.get(format_key)
+        if supported is None:
+            raise ValueError(f"unknown format {format_key!r}; known: {', '.join(SUPPORTED_FORMATS)}")
+        return supported.inspect(root, files)
+    claimants = [supported for supported in SUPPORTED_FORMATS.values() if supported.claims(files)]
+    if not claimants:
+        raise RecordingProblem(_not_recognised_message(files), detail=f"files: {files}")
+    found: list[Detection] = []
+    problems: list[tuple[SupportedFormat, RecordingProblem]] = []
+    for supported in claimants:
+        try:
+            found.append(supported.inspect(root, files))
+        except RecordingProblem as problem:
+            problems.append((supported, problem))
+    if len(found) > 1:
+        labels = [detection.format_label for detection in found]
+        raise AmbiguousRecording(
+            f"These files hold recordings in more than one format: {_in_words(labels)}. Say which one "
+            "to convert, or upload each recording on its own.",
+            candidates=tuple(detection.format for detection in found),
+        )
+    if found:
+        (detection,) = found
+        notes = [
+            f"Some files also look like a recording in {supported.label} format, which could not be read and "
+            f"was left out: {problem.user_message}"
+            for supported, problem in problems
+        ]
+        return dataclasses.replace(detection, notes=(*detection.notes, *notes)) if notes else detection
+    if len(problems) == 1:
+        raise problems[0][1]
+    raise RecordingProblem(
+        f"These files look like {_in_words([supported.label for supported, _ in problems], 'or')}, but could "
+        "not be read as any of them. "
+        + " ".join(f"As {supported.label}: {problem.user_message}" for supported, problem in problems),
+        detail="\n\n".join(f"{supported.key}: {problem.detail}" for supported, problem in problems),
+    )
 
 
 def list_upload_files(root: Path) -> list[str]:
@@ -155,475 +109,13 @@ def _is_clutter(name: str) -> bool:
     return name.startswith(".") or name == "__MACOSX"
 
 
-@contextmanager
-def reader_view(root: Path, names: Mapping[str, str], *, contents: Mapping[str, bytes] | None = None) -> Iterator[Path]:
-    """A temporary folder of symlinks: `names` maps each name in the folder to a path relative to `root`.
-
-    Readers such as neo scan whole folders recursively and some find partner files by name; a
-    view shows them exactly the files of the chosen streams, under the names they expect, and
-    keeps clutter and streams the user did not choose out of their sight. `contents` gives small
-    files (by name in the view) to write instead of linking, for repaired copies of headers.
-    """
-    contents = contents or {}
-    with tempfile.TemporaryDirectory(prefix="nwbportal-view-") as view:
-        for name, relative in names.items():
-            path = Path(view) / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if name in contents:
-                path.write_bytes(contents[name])
-            else:
-                path.symlink_to((root / relative).resolve())
-        yield Path(view)
+def _in_words(labels: Sequence[str], conjunction: str = "and") -> str:
+    return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} {conjunction} {labels[-1]}"
 
 
 def _not_recognised_message(files: Sequence[str]) -> str:
-    shown = ", ".join(files[:5])
-    if len(files) > 5:
-        shown += f" and {len(files) - 5} more"
     supported = "; ".join(f"{fmt.label}: {fmt.needs}" for fmt in SUPPORTED_FORMATS.values())
     return (
-        f"These files are not a recording format this portal can convert (it found: {shown}). "
+        f"These files are not a recording format this portal can convert (it found: {some_names(files)}). "
         f"Supported formats: {supported}. Upload the complete set of files for one of them."
     )
-
-
-def _problem_message(problems: Sequence[str]) -> str:
-    if len(problems) == 1:
-        return problems[0]
-    return "Several problems were found in the upload: " + " ".join(
-        f"({number}) {problem}" for number, problem in enumerate(problems, start=1)
-    )
-
-
-# --- SpikeGLX ---------------------------------------------------------------------------------
-
-_SPIKEGLX_KEY = "spikeglx"
-_SPIKEGLX_LABEL = "SpikeGLX"
-# Data files SpikeGLX names itself: probe streams (imec), NI-DAQ (nidq), OneBox (obx).
-_SPIKEGLX_BIN = re.compile(r"\.(imec\d*\.(ap|lf)|nidq|obx\d+\.obx)\.bin$")
-# A .meta is tiny (tens of kB); anything much larger is not one, so never read it whole.
-_MAX_META_BYTES = 1 << 20
-# Keys each reader in the chain needs: neo (rates, gains, channel map), probeinterface
-# (imroTbl, snsSaveChanSubset), neuroconv (fileCreateTime).
-_IMEC_REQUIRED = (
-    "fileName",
-    "nSavedChans",
-    "imSampRate",
-    "imAiRangeMax",
-    "imroTbl",
-    "snsChanMap",
-    "snsSaveChanSubset",
-    "fileCreateTime",
-)
-_NIDQ_REQUIRED = (
-    "fileName",
-    "nSavedChans",
-    "niSampRate",
-    "niAiRangeMax",
-    "niMNGain",
-    "niMAGain",
-    "snsMnMaXaDw",
-    "snsChanMap",
-    "fileCreateTime",
-)
-# SpikeGLX writes this when the user anonymises a recording; neuroconv then has no start time.
-_REMOVED_START_TIME = "0000-00-00"
-_BAND_NAMES = {"ap": "action potential band (AP)", "lf": "local field potential band (LF)"}
-
-
-@dataclass(frozen=True)
-class _MetaPair:
-    """A .meta/.bin pair as read from disk, before the reader confirms it."""
-
-    meta: str
-    bin: str
-    values: dict[str, str]
-    stem: str  # the name SpikeGLX gave the files, e.g. "run_g0_t0.imec0.ap"
-    stream_id: str
-    segment: str  # run, gate and trigger as in the file name, e.g. "run_g0_t0"
-    is_probe: bool  # imec streams are converted; NI-DAQ and OneBox streams are not (yet)
-    bin_bytes: int
-    meta_bytes: int
-
-
-def _spikeglx_claims(files: Sequence[str]) -> bool:
-    return any(name.endswith(".meta") or _SPIKEGLX_BIN.search(name) for name in files)
-
-
-def _inspect_spikeglx(root: Path, files: Sequence[str]) -> Detection:
-    pairs, problems, ignored = _pair_spikeglx_files(root, files)
-    if problems:
-        raise RecordingProblem(_problem_message(problems), detail="\n".join(problems))
-    segments = sorted({pair.segment for pair in pairs})
-    if len(segments) > 1:
-        raise RecordingProblem(
-            f"The upload holds several SpikeGLX recordings ({', '.join(segments)}). "
-            "Upload one recording (one run, gate and trigger) at a time."
-        )
-    _refuse_duplicate_streams(pairs)
-    probe_pairs = [pair for pair in pairs if pair.is_probe]
-    if not probe_pairs:
-        names = ", ".join(pair.bin for pair in pairs)
-        raise RecordingProblem(
-            f"The upload has SpikeGLX files ({names}) but no Neuropixels probe stream "
-            "(files ending in .imec0.ap.bin or .imec0.lf.bin). Only probe streams can be converted "
-            "for now: upload the probe's .bin and .meta files."
-        )
-    _refuse_lf_without_ap(probe_pairs)
-
-    streams, device, probe = _confirm_with_reader(root, probe_pairs)
-    notes = _spikeglx_notes(pairs, ignored)
-    start_time = _start_time(probe_pairs[0])
-    if start_time is None:
-        notes.append(
-            f"{probe_pairs[0].meta} does not say when the recording started (the start time was "
-            "removed); you will be asked for it."
-        )
-    file_metadata: dict[str, Any] = {
-        "session_start_time": start_time.isoformat() if start_time else None,
-        "device": device,
-        "probe": probe,
-        "channel_count": _electrode_count(streams),
-        "sampling_rate_hz": max(stream.sampling_rate_hz for stream in streams),
-        "duration_s": max(stream.duration_s for stream in streams),
-        "size_bytes": sum(stream.size_bytes for stream in streams),
-    }
-    return Detection(
-        format=_SPIKEGLX_KEY,
-        format_label=_SPIKEGLX_LABEL,
-        streams=streams,
-        default_streams=tuple(stream.id for stream in streams),
-        file_metadata=file_metadata,
-        notes=tuple(notes),
-    )
-
-
-def _electrode_count(streams: Sequence[Stream]) -> int:
-    """Channels recorded, counted once per probe: AP and LF of one probe read the same electrodes."""
-    per_probe: dict[str, int] = {}
-    for stream in streams:
-        probe = stream.id.split(".")[0]
-        per_probe[probe] = max(per_probe.get(probe, 0), stream.channel_count)
-    return sum(per_probe.values())
-
-
-def _pair_spikeglx_files(root: Path, files: Sequence[str]) -> tuple[list[_MetaPair], list[str], list[str]]:
-    """Match each .meta with its .bin and check both; returns (pairs, problems, ignored files)."""
-    present = set(files)
-    pairs: list[_MetaPair] = []
-    problems: list[str] = []
-    paired: set[str] = set()
-    for meta in (name for name in files if name.endswith(".meta")):
-        bin_name = meta[: -len(".meta")] + ".bin"
-        if bin_name not in present:
-            problems.append(
-                f"{meta} has no matching data file {Path(bin_name).name}. Upload the .bin file together with its .meta."
-            )
-            continue
-        paired.update((meta, bin_name))
-        pair = _read_pair(root, meta, bin_name, problems)
-        if pair is not None:
-            pairs.append(pair)
-    for name in files:
-        if _SPIKEGLX_BIN.search(name) and name not in paired:
-            problems.append(
-                f"{name} has no matching {Path(name).stem}.meta file, which holds the recording's "
-                "settings (channels, sampling rate, gains). Upload the .meta file SpikeGLX saved next to it."
-            )
-    ignored = [name for name in files if name not in paired and not _SPIKEGLX_BIN.search(name)]
-    return pairs, problems, ignored
-
-
-def _read_pair(root: Path, meta: str, bin_name: str, problems: list[str]) -> _MetaPair | None:
-    """Read and check one pair; appends to `problems` and returns None when it is unusable."""
-    meta_path, bin_path = root / meta, root / bin_name
-    values = _parse_meta(meta_path)
-    if values is None or not {"nSavedChans", "fileName"} <= values.keys():
-        problems.append(
-            f"{meta} is not a SpikeGLX .meta file (it does not hold the settings SpikeGLX writes). "
-            "Upload the .meta file SpikeGLX saved next to the .bin."
-        )
-        return None
-    stem = _original_stem(values["fileName"])
-    is_nidq = values.get("typeThis") == "nidq" or stem.endswith(".nidq")
-    is_obx = values.get("typeThis") == "obx" or stem.endswith(".obx")
-    required = _NIDQ_REQUIRED if is_nidq else () if is_obx else _IMEC_REQUIRED
-    missing = [key for key in required if key not in values]
-    if "fileCreateTime" in missing:
-        problems.append(
-            f"{meta} lacks the recording start time (its fileCreateTime line), which the conversion "
-            "needs. Upload the original .meta SpikeGLX wrote, or add a line such as "
-            "fileCreateTime=2024-03-15T14:30:00 with the start time."
-        )
-        return None
-    if not is_nidq and not is_obx and "imDatPrb_pn" not in values and "imProbeOpt" not in values:
-        missing.append("imDatPrb_pn")
-    if missing:
-        problems.append(
-            f"{meta} is missing settings the reader needs ({', '.join(missing)}). It may have been "
-            "edited or cut short; upload the original .meta file SpikeGLX wrote."
-        )
-        return None
-    try:
-        saved_channels = int(values["nSavedChans"])
-    except ValueError:
-        saved_channels = 0
-    if saved_channels <= 0:
-        problems.append(f"{meta} gives an invalid channel count (nSavedChans={values['nSavedChans']}).")
-        return None
-    if not _has_valid_start_time(values["fileCreateTime"]):
-        problems.append(
-            f"{meta} has a recording start time that cannot be read "
-            f"(fileCreateTime={values['fileCreateTime']}). Upload the original .meta SpikeGLX wrote."
-        )
-        return None
-    stream_id = _stream_id(stem)
-    if re.search(r"\s", stem) or stream_id is None:
-        problems.append(
-            f"{meta} names its data file {stem}.bin, which does not follow SpikeGLX's naming "
-            "(<run>_g0_t0.imec0.ap.bin, no spaces), and the reader relies on that name. "
-            "Upload the .meta exactly as SpikeGLX wrote it."
-        )
-        return None
-    bin_bytes = bin_path.stat().st_size
-    frame_bytes = saved_channels * 2  # int16 samples, all saved channels interleaved
-    if bin_bytes == 0:
-        problems.append(f"{bin_name} is empty (0 bytes). The upload may have failed; upload it again.")
-        return None
-    if bin_bytes % frame_bytes:
-        problems.append(
-            f"{bin_name} is {bin_bytes:,} bytes, which is not a whole number of samples for its "
-            f"{saved_channels} channels ({frame_bytes} bytes each): the file is incomplete, probably "
-            "a cut-off upload or copy. Upload it again."
-        )
-        return None
-    return _MetaPair(
-        meta=meta,
-        bin=bin_name,
-        values=values,
-        stem=stem,
-        stream_id=stream_id,
-        segment=stem.split(".")[0],
-        is_probe=not is_nidq and not is_obx,
-        bin_bytes=bin_bytes,
-        meta_bytes=meta_path.stat().st_size,
-    )
-
-
-def _parse_meta(path: Path) -> dict[str, str] | None:
-    """SpikeGLX's `key=value` lines (`~` marks table values); None if the file is not text."""
-    if path.stat().st_size > _MAX_META_BYTES:
-        return None
-    raw = path.read_bytes()
-    if b"\x00" in raw:
-        return None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        text = raw.decode("cp1252", errors="replace")  # notes typed on Windows; keys are ASCII
-    values: dict[str, str] = {}
-    for line in text.splitlines():
-        key, sep, value = line.partition("=")
-        if sep and key.strip():
-            values[key.strip().removeprefix("~")] = value.strip()
-    return values or None
-
-
-def _original_stem(file_name: str) -> str:
-    """The recording's own name: the stream comes from `fileName` in the .meta, not the name on disk."""
-    name = re.split(r"[\\/]", file_name)[-1]
-    return name[: -len(".bin")] if name.endswith(".bin") else name
-
-
-def _stream_id(stem: str) -> str | None:
-    """The stream as neo names it, from the recording's own file name (e.g. "imec0.ap")."""
-    parts = stem.split(".")
-    # Early single-probe SpikeGLX wrote ".imec.ap" without a probe number.
-    if len(parts) >= 3 and re.fullmatch(r"imec\d*", parts[-2]) and parts[-1] in ("ap", "lf"):
-        return f"{parts[-2]}.{parts[-1]}"
-    if parts[-1] == "nidq":
-        return "nidq"
-    if len(parts) >= 3 and parts[-1] == "obx":
-        return parts[-2]
-    return None
-
-
-def _has_valid_start_time(text: str) -> bool:
-    if text.startswith(_REMOVED_START_TIME):
-        return True
-    try:
-        datetime.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _start_time(pair: _MetaPair) -> datetime | None:
-    text = pair.values["fileCreateTime"]
-    if text.startswith(_REMOVED_START_TIME):
-        return None
-    return datetime.fromisoformat(text).replace(tzinfo=None)
-
-
-def _refuse_duplicate_streams(pairs: Sequence[_MetaPair]) -> None:
-    seen: dict[str, str] = {}
-    for pair in pairs:
-        if pair.stream_id in seen:
-            raise RecordingProblem(
-                f"{seen[pair.stream_id]} and {pair.meta} describe the same stream ({pair.stream_id}): "
-                "the upload holds two copies of it, or a renamed file. Remove one and upload again."
-            )
-        seen[pair.stream_id] = pair.meta
-
-
-def _refuse_lf_without_ap(pairs: Sequence[_MetaPair]) -> None:
-    """neuroconv reads a probe's layout from its AP .meta only; an LF stream alone cannot be opened."""
-    ap_probes = {pair.stream_id.split(".")[0] for pair in pairs if pair.stream_id.endswith(".ap")}
-    for pair in pairs:
-        probe = pair.stream_id.split(".")[0]
-        if pair.stream_id.endswith(".lf") and probe not in ap_probes:
-            ap_name = pair.stem.removesuffix(".lf") + ".ap"
-            raise RecordingProblem(
-                f"{pair.bin} cannot be converted without the probe's AP files ({ap_name}.bin and "
-                f"{ap_name}.meta): the AP .meta describes the probe's layout, which the LF stream "
-                "needs. Upload them too."
-            )
-
-
-def _confirm_with_reader(root: Path, pairs: Sequence[_MetaPair]) -> tuple[tuple[Stream, ...], str, str]:
-    """Open each probe stream with neuroconv's interface (headers only) and describe it.
-
-    Returns the streams, a device description and the probe part numbers.
-    """
-    # Imported here: neuroconv costs ~1 s to import, and only detection and conversion need it.
-    from neuroconv.datainterfaces import SpikeGLXRecordingInterface
-
-    streams: list[Stream] = []
-    devices: list[str] = []
-    probes: list[str] = []
-    names = {
-        f"{pair.stem}{suffix}": name for pair in pairs for suffix, name in ((".bin", pair.bin), (".meta", pair.meta))
-    }
-    with _spikeglx_view(root, names) as view:
-        for pair in sorted(pairs, key=lambda pair: pair.stream_id):
-            try:
-                interface = SpikeGLXRecordingInterface(folder_path=view, stream_id=pair.stream_id)
-                recording = interface.recording_extractor
-                channel_count = int(recording.get_num_channels())
-                rate = float(recording.get_sampling_frequency())
-                samples = int(recording.get_num_samples())
-                probe = recording.get_probe().annotations
-            except Exception as error:  # any reader failure is a property of the user's file
-                raise RecordingProblem(
-                    f"{pair.bin} (with {Path(pair.meta).name}) could not be read as a SpikeGLX recording "
-                    f"({_short_reason(error)}). Check that both files are complete and exactly as "
-                    "SpikeGLX saved them, then upload again.",
-                    detail=traceback.format_exc(),
-                ) from error
-            device = pair.stream_id.split(".")[0]
-            band = pair.stream_id.split(".")[1]
-            streams.append(
-                Stream(
-                    id=pair.stream_id,
-                    label=f"Neuropixels probe {device}, {_BAND_NAMES[band]}",
-                    channel_count=channel_count,
-                    sampling_rate_hz=rate,
-                    duration_s=samples / rate,
-                    size_bytes=pair.bin_bytes + pair.meta_bytes,
-                    files=(pair.bin, pair.meta),
-                )
-            )
-            description = str(probe.get("description") or "Neuropixels probe")
-            part_number = str(probe.get("part_number") or pair.values.get("imDatPrb_pn", "unknown"))
-            serial = probe.get("serial_number")
-            probe_text = f"{device}: {part_number}" + (f" (serial {serial})" if serial else "")
-            if description not in devices:
-                devices.append(description)
-            if probe_text not in probes:
-                probes.append(probe_text)
-    return tuple(streams), "; ".join(devices), "; ".join(probes)
-
-
-def _short_reason(error: BaseException) -> str:
-    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
-    text = text[:200]
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
-
-
-def _spikeglx_notes(pairs: Sequence[_MetaPair], ignored: Sequence[str]) -> list[str]:
-    notes: list[str] = []
-    for pair in pairs:
-        stated = pair.values.get("fileSizeBytes", "")
-        if stated.isdigit() and int(stated) != pair.bin_bytes:
-            notes.append(
-                f"{Path(pair.meta).name} states a size of {int(stated):,} bytes, but {Path(pair.bin).name} "
-                f"has {pair.bin_bytes:,} bytes; the real size was used. If the file was not cut on "
-                "purpose, the upload may be incomplete: upload it again."
-            )
-        if not pair.is_probe:
-            notes.append(
-                f"{pair.bin} ({'NI-DAQ' if pair.stream_id == 'nidq' else 'OneBox'} inputs) is not "
-                "converted: only the Neuropixels probe streams are, for now."
-            )
-    if any(pair.is_probe for pair in pairs):
-        notes.append(
-            "Each probe's SYNC channel is not converted: it carries SpikeGLX's synchronisation pulses, "
-            "not brain signals."
-        )
-    if ignored:
-        shown = ", ".join(ignored[:5]) + (f" and {len(ignored) - 5} more" if len(ignored) > 5 else "")
-        notes.append(f"These files are not part of the recording and were left out: {shown}.")
-    return notes
-
-
-def _spikeglx_open_for_reading(
-    root: Path, detection: Detection, stream_ids: Sequence[str]
-) -> AbstractContextManager[Path]:
-    """The chosen streams' files under the names SpikeGLX gave them, plus every other .meta.
-
-    SpikeGLX's names matter because spikeinterface finds the AP .meta (which holds the probe
-    geometry an LF stream needs) by swapping ".lf" for ".ap" in the LF file's name; a .meta
-    without its .bin is ignored by neo, so the other streams' .meta files give geometry without
-    adding streams.
-    """
-    names: dict[str, str] = {}
-    for stream in detection.streams:
-        meta = next(name for name in stream.files if name.endswith(".meta"))
-        values = _parse_meta(root / meta) or {}
-        stem = _original_stem(values.get("fileName", "")) or Path(meta).stem
-        names[f"{stem}.meta"] = meta
-        if stream.id in stream_ids:
-            names[f"{stem}.bin"] = next(name for name in stream.files if name.endswith(".bin"))
-    return _spikeglx_view(root, names)
-
-
-def _spikeglx_view(root: Path, names: Mapping[str, str]) -> AbstractContextManager[Path]:
-    """A reader view where every .meta is UTF-8.
-
-    SpikeGLX runs on Windows and saves the user's notes in the Windows code page; neo reads a
-    .meta as UTF-8 and fails on an accented note, so such a .meta is shown re-encoded.
-    """
-    contents: dict[str, bytes] = {}
-    for name, relative in names.items():
-        if name.endswith(".meta"):
-            raw = (root / relative).read_bytes()
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError:
-                contents[name] = raw.decode("cp1252", errors="replace").encode("utf-8")
-    return reader_view(root, names, contents=contents)
-
-
-SUPPORTED_FORMATS: dict[str, SupportedFormat] = {
-    _SPIKEGLX_KEY: SupportedFormat(
-        key=_SPIKEGLX_KEY,
-        label=_SPIKEGLX_LABEL,
-        needs=(
-            "a SpikeGLX recording: each .bin file together with its .meta file "
-            "(e.g. run_g0_t0.imec0.ap.bin + run_g0_t0.imec0.ap.meta, and the .lf pair if recorded)"
-        ),
-        claims=_spikeglx_claims,
-        inspect=_inspect_spikeglx,
-        open_for_reading=_spikeglx_open_for_reading,
-    ),
-}

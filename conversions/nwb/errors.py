@@ -28,3 +28,12 @@ class ConversionFailed(Exception):
         super().__init__(user_message)
         self.user_message = user_message
         self.detail = detail
+
+
+class AmbiguousRecording(RecordingProblem):
+    """The upload can be read as several formats; the user must say which (`candidates`: format keys,
+    in registry order). Pass the chosen key to `detect_format(root, format_key=...)`."""
+
+    def __init__(self, user_message: str, *, candidates: tuple[str, ...], detail: str = "") -> None:
+        super().__init__(user_message, detail=detail)
+        self.candidates = candidates

@@ -25,7 +25,9 @@ from conversions.orchestrator.state import (
     FieldValue,
     FilesChanged,
     FlagForReview,
+    FormatAmbiguous,
     FormatDetected,
+    FormatOption,
     IssueSummary,
     JobLost,
     Memory,
@@ -56,6 +58,8 @@ def handle(view: SessionView, event: Event) -> Step:
             return _files_changed(view, event)
         case FormatDetected():
             return _format_detected(view, event)
+        case FormatAmbiguous():
+            return _format_ambiguous(view, event)
         case DetectionFailed():
             if view.status != Status.DETECTING_FORMAT or event.files_version != view.memory.files_version:
                 return _refuse(view, "")
@@ -136,7 +140,9 @@ def _files_changed(view: SessionView, event: FilesChanged) -> Step:
     if view.status in (Status.CONVERTING, Status.VALIDATING):
         return _refuse(view, "A conversion is running on these files; cancel it before changing them.")
     version = view.memory.files_version + 1
-    memory = view.memory.model_copy(update={"selected_streams": [], "files_version": version})
+    memory = view.memory.model_copy(
+        update={"selected_streams": [], "files_version": version, "format_candidates": [], "chosen_format": None}
+    )
     if event.total == 0:
         text = "No files are left. Upload the recording (the whole folder if it has several files)."
         return _step(view, Status.IDLE, None, memory=memory, replies=[Reply(text=text)])
@@ -154,6 +160,44 @@ def _files_changed(view: SessionView, event: FilesChanged) -> Step:
         replies=[Reply(text=text)],
         actions=[DetectFormat(files_version=version)],
     )
+
+
+def _format_ambiguous(view: SessionView, event: FormatAmbiguous) -> Step:
+    if view.status != Status.DETECTING_FORMAT or event.files_version != view.memory.files_version:
+        return _refuse(view, "")
+    memory = view.memory.model_copy(update={"format_candidates": list(event.candidates)})
+    choices = " or ".join(f"“{option.label}”" for option in event.candidates)
+    text = (
+        f"{event.user_message} Which is it? Say, for example, “it's {event.candidates[0].label}”, or pick: {choices}."
+    )
+    card = Reply(text=text, card="formats", data={"options": [o.model_dump() for o in event.candidates]})
+    return _step(view, Status.AWAITING_USER_INPUT, Awaiting.FORMAT_SELECTION, memory=memory, replies=[card])
+
+
+def _select_format(view: SessionView, option: FormatOption) -> Step:
+    memory = view.memory.model_copy(update={"format_candidates": [], "chosen_format": option.key})
+    text = f"Reading the files as {option.label}…"
+    return _step(
+        view,
+        Status.DETECTING_FORMAT,
+        None,
+        memory=memory,
+        replies=[Reply(text=text)],
+        actions=[DetectFormat(files_version=view.memory.files_version, format_key=option.key)],
+    )
+
+
+def _chosen_format(view: SessionView, key_or_family: str | None, text: str) -> FormatOption | None:
+    """The candidate the user named: by key, by family ("openephys" covers both Open Ephys
+    formats, so it only decides when one of them is a candidate), or by its label in the text."""
+    candidates = view.memory.format_candidates
+    if key_or_family:
+        matches = [o for o in candidates if o.key == key_or_family or o.key.startswith(key_or_family)]
+        if len(matches) == 1:
+            return matches[0]
+    lowered = text.lower()
+    named = [o for o in candidates if o.label.lower() in lowered]
+    return named[0] if len(named) == 1 else None
 
 
 def _format_detected(view: SessionView, event: FormatDetected) -> Step:
@@ -390,6 +434,15 @@ def _user_message(view: SessionView, event: UserMessage) -> Step:
         )
 
     match view.awaiting:
+        case Awaiting.FORMAT_SELECTION:
+            option = _chosen_format(view, parsed.format_choice, event.text)
+            if option is not None:
+                return _select_format(view, option)
+            labels = " or ".join(f"“{o.label}”" for o in view.memory.format_candidates)
+            question = Reply(text=f"Which format are these files: {labels}?")
+            return _step(
+                view, view.status, view.awaiting, updates=updates, replies=[*(Reply(text=t) for t in preface), question]
+            )
         case Awaiting.REQUIRED_METADATA:
             if Intent.APPROVE in parsed.intents and not updates:
                 # "Just convert it" while questions are open is seed 000's minimal user.
@@ -510,11 +563,13 @@ def _user_action(view: SessionView, event: UserAction) -> Step:
                 return _retry(view, updates={})
             return _refuse(view, "There is nothing to retry yet. " + _status_text(view))
         case "select_format":
-            return _refuse(
-                view,
-                "Only SpikeGLX recordings are supported so far, and they are recognised "
-                "automatically: there is no format to choose.",
-            )
+            if view.awaiting != Awaiting.FORMAT_SELECTION:
+                return _refuse(view, "The format is recognised from the files; there is no format to choose now.")
+            option = _chosen_format(view, str(event.value or ""), "")
+            if option is None:
+                keys = ", ".join(o.key for o in view.memory.format_candidates)
+                return _refuse(view, f"“{event.value}” is not one of the candidates ({keys}).")
+            return _select_format(view, option)
     raise ValueError(event.action)
 
 
@@ -667,6 +722,9 @@ def _issues_card(issues: Sequence[IssueSummary]) -> Reply:
 
 def _help_text(view: SessionView) -> str:
     match view.awaiting:
+        case Awaiting.FORMAT_SELECTION:
+            labels = " or ".join(f"“{o.label}”" for o in view.memory.format_candidates)
+            return f"Tell me which format these files are: {labels}."
         case Awaiting.REQUIRED_METADATA:
             return (
                 f"I need the {_labels(view.memory.asking_for or list(CRITICAL_FIELDS))}. Answer in one message "

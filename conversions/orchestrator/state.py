@@ -55,6 +55,11 @@ class FieldValue(Frozen):
     source: Source
 
 
+class FormatOption(Frozen):
+    key: str
+    label: str
+
+
 class Memory(BaseModel):
     """The orchestrator's own memory of the conversation, stored as the session's JSON state."""
 
@@ -63,6 +68,9 @@ class Memory(BaseModel):
     metadata_requests: int = 0
     # Bumped on every change of the files; a detection of an older set of files is ignored.
     files_version: int = 0
+    # When the files can be read as several formats: the candidates, until the user picks one.
+    format_candidates: list[FormatOption] = Field(default_factory=list)
+    chosen_format: str | None = None
     declined: list[str] = Field(default_factory=list)
     minimal: bool = False
     one_by_one: bool = False
@@ -132,6 +140,15 @@ class FormatDetected(Frozen):
     file_metadata: dict[str, Any] = Field(default_factory=dict)
 
 
+class FormatAmbiguous(Frozen):
+    """The files can be read as several formats; the user picks one."""
+
+    kind: Literal["format_ambiguous"] = "format_ambiguous"
+    files_version: int
+    candidates: tuple[FormatOption, ...]
+    user_message: str
+
+
 class DetectionFailed(Frozen):
     kind: Literal["detection_failed"] = "detection_failed"
     files_version: int
@@ -181,6 +198,7 @@ class JobLost(Frozen):
 Event = (
     FilesChanged
     | FormatDetected
+    | FormatAmbiguous
     | DetectionFailed
     | UserMessage
     | UserAction
@@ -197,6 +215,8 @@ Event = (
 class DetectFormat(Frozen):
     kind: Literal["detect_format"] = "detect_format"
     files_version: int
+    # The format the user chose among several candidates; None lets detection decide.
+    format_key: str | None = None
 
 
 class StartConversion(Frozen):
@@ -225,7 +245,7 @@ Action = DetectFormat | StartConversion | StartValidation | CancelJobs | FlagFor
 class Reply(Frozen):
     text: str
     # "plan" and "issues" replies carry a structured card for the page; plain text stays readable.
-    card: Literal["plan", "issues", "options"] | None = None
+    card: Literal["plan", "issues", "options", "formats"] | None = None
     data: dict[str, Any] = Field(default_factory=dict)
 
 

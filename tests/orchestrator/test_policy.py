@@ -20,7 +20,9 @@ from conversions.orchestrator.state import (
     FieldValue,
     FilesChanged,
     FlagForReview,
+    FormatAmbiguous,
     FormatDetected,
+    FormatOption,
     IssueSummary,
     Memory,
     RecordingSummary,
@@ -447,3 +449,50 @@ def test_skipping_at_the_plan_is_acknowledged_and_the_plan_shown_again() -> None
     assert step.awaiting == Awaiting.APPROVAL
     assert "leave out" in d.text and step.replies[-1].card == "plan"
     assert {"subject_id", "species", "sex", "age"} <= set(step.memory.declined)
+
+
+def _ambiguous(d: Dialogue) -> Step:
+    d.send(FilesChanged(added=6, total=6))
+    options = (
+        FormatOption(key="spikeglx", label="SpikeGLX"),
+        FormatOption(key="openephys_binary", label="Open Ephys binary"),
+    )
+    return d.send(
+        FormatAmbiguous(
+            files_version=d.view.memory.files_version,
+            candidates=options,
+            user_message="These files can be read as SpikeGLX or as Open Ephys binary.",
+        )
+    )
+
+
+def test_several_candidate_formats_are_offered_by_name() -> None:
+    d = Dialogue()
+    step = _ambiguous(d)
+    assert (step.status, step.awaiting) == (Status.AWAITING_USER_INPUT, Awaiting.FORMAT_SELECTION)
+    assert step.replies[0].card == "formats" and "Open Ephys binary" in d.text
+
+
+@pytest.mark.parametrize("words", ["it's Open Ephys", "open ephys binary", "the Open Ephys one"])
+def test_the_format_is_chosen_by_words(words: str) -> None:
+    d = Dialogue()
+    _ambiguous(d)
+    step = d.say(words)
+    assert step.status == Status.DETECTING_FORMAT
+    assert actions(step, DetectFormat)[0].format_key == "openephys_binary"
+    assert step.memory.chosen_format == "openephys_binary"
+
+
+def test_the_format_is_chosen_by_action_and_a_wrong_key_is_refused() -> None:
+    d = Dialogue()
+    _ambiguous(d)
+    assert d.send(UserAction(action="select_format", value="intan")).refused
+    step = d.send(UserAction(action="select_format", value="spikeglx"))
+    assert actions(step, DetectFormat)[0].format_key == "spikeglx"
+
+
+def test_an_unclear_answer_asks_again_which_format() -> None:
+    d = Dialogue()
+    _ambiguous(d)
+    step = d.say("not sure")
+    assert step.awaiting == Awaiting.FORMAT_SELECTION and "Which format" in d.text

@@ -50,6 +50,19 @@
     const item = document.createElement("li");
     item.className = `message ${message.role}` + (message.card ? ` card-${message.card}` : "");
     item.textContent = message.text;
+    if (message.card === "formats") {
+      // One button per candidate format; the choice goes through the same action as the API's.
+      const choices = document.createElement("div");
+      choices.className = "actions";
+      message.data.options.forEach((option) => {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.textContent = option.label;
+        button.addEventListener("click", () => act("select_format", option.key));
+        choices.appendChild(button);
+      });
+      item.appendChild(choices);
+    }
     chat.appendChild(item);
     item.scrollIntoView({ block: "end" });
   }
@@ -209,20 +222,23 @@
     }
   });
 
-  document.getElementById("actions").addEventListener("click", async (event) => {
-    const action = event.target.dataset && event.target.dataset.action;
-    if (!action) return;
+  async function act(action, value) {
     showError("");
     try {
       const turn = await call("/actions", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ action }),
+        body: JSON.stringify({ action, value }),
       });
       render(turn.session);
     } catch (err) {
       showError(err.message);
     }
+  }
+
+  document.getElementById("actions").addEventListener("click", (event) => {
+    const action = event.target.dataset && event.target.dataset.action;
+    if (action) act(action);
   });
 
   document.getElementById("upload-form").addEventListener("submit", (event) => {

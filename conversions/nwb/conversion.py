@@ -2,8 +2,10 @@
 
 The file is written under a hidden temporary name next to the destination and moved into place
 only once complete, so a crash or a cancel never leaves a half-written `.nwb` where the app looks
-for results. Progress is reported from inside neuroconv's chunked writer, which is also where a
-cancel request takes effect.
+for results. For recordings, progress is reported from inside neuroconv's chunked writer, which is
+also where a cancel request takes effect; formats written in one piece (`SupportedFormat.progress`
+"whole": patch clamp, sorted units) go from 0 to 100 around the write, and a cancel takes effect
+just before and just after it.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tqdm import tqdm
 
-from .detection import SUPPORTED_FORMATS, Detection, Stream
+from .detection import Detection, Stream, SupportedFormat, format_handler
 from .errors import ConversionCancelled, ConversionFailed
 from .fields import FIELDS, Placement
 from .quantities import describe_duration
@@ -87,7 +89,7 @@ def convert_recording(
     """
     chosen = tuple(stream_ids) or detection.default_streams
     streams = [detection.stream(stream_id) for stream_id in chosen]  # KeyError: a caller bug, not user data
-    supported = SUPPORTED_FORMATS.get(detection.format)
+    supported = format_handler(detection.format)
     if supported is None:
         raise ValueError(f"no converter for format {detection.format!r}")
     zone = _zone(timezone)
@@ -115,16 +117,8 @@ def convert_recording(
                     default_description=_describe(detection, chosen),
                 )
                 _validate_metadata(converter, nwb_metadata, metadata)
-            conversion_options = {
-                stream.id: {
-                    "iterator_options": {
-                        "display_progress": True,
-                        "buffer_gb": _buffer_gb(stream.size_bytes),
-                        "progress_bar_class": _progress_bar_class(tracker, stream.id),
-                    }
-                }
-                for stream in streams
-            }
+            conversion_options = _conversion_options(supported, streams, tracker)
+            tracker.check_stop()  # the last chance for formats that report nothing until the write ends
             with _failure_as("converting", file_names):
                 nwbfile = converter.create_nwbfile(metadata=nwb_metadata, conversion_options=conversion_options)
                 _write(nwbfile, temporary)
@@ -193,6 +187,25 @@ def _data_file_names(streams: Sequence[Stream]) -> str:
     return ", ".join(names if len(set(names)) == len(names) else paths)
 
 
+def _conversion_options(
+    supported: SupportedFormat, streams: Sequence[Stream], tracker: _ProgressTracker
+) -> dict[str, dict[str, Any]]:
+    """Per-stream options for the converter: a progress bar in neuroconv's chunk iterator for chunked
+    formats; none for formats written in one piece, whose interfaces take no iterator options."""
+    if supported.progress == "whole":
+        return {}
+    return {
+        stream.id: {
+            "iterator_options": {
+                "display_progress": True,
+                "buffer_gb": _buffer_gb(stream.size_bytes),
+                "progress_bar_class": _progress_bar_class(tracker, stream.id),
+            }
+        }
+        for stream in streams
+    }
+
+
 def _buffer_gb(stream_bytes: int) -> float:
     return min(_MAX_BUFFER_GB, max(_MIN_BUFFER_GB, _BUFFER_SHARE * stream_bytes / 1e9))
 
@@ -245,7 +258,10 @@ def _neuroconv_metadata(
         elif name == "date_of_birth":
             value = _aware(_as_datetime(name, value), zone)
         (nwbfile if spec.placement is Placement.NWBFILE else subject)[name] = value
-    update: dict[str, Any] = {"NWBFile": nwbfile, "Devices": _device_descriptions(base)}
+    update: dict[str, Any] = {"NWBFile": nwbfile}
+    devices = _device_descriptions(base)
+    if devices:  # sorted units have no device, and their metadata no Devices entry to add one to
+        update["Devices"] = devices
     if subject:
         update["Subject"] = subject
     merged: dict[str, Any] = dict_deep_update(dict(base), update)

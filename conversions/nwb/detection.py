@@ -21,6 +21,7 @@ from pathlib import Path
 from .errors import AmbiguousRecording, RecordingProblem
 from .formats import SUPPORTED_FORMATS
 from .formats.base import Detection, Stream, SupportedFormat, reader_view, some_names
+from .formats.by_choice import choosable_format
 
 __all__ = [
     "SUPPORTED_FORMATS",
@@ -28,6 +29,7 @@ __all__ = [
     "Stream",
     "SupportedFormat",
     "detect_format",
+    "format_handler",
     "list_upload_files",
     "reader_view",
 ]
@@ -39,8 +41,10 @@ def detect_format(root: Path, *, format_key: str | None = None) -> Detection:
     Every format whose name rules claim the upload is inspected. One success is the answer (a note
     mentions any other claimant that failed); several raise `AmbiguousRecording` listing them, and
     the caller asks the user and calls again with the chosen `format_key`, which skips the claims
-    and inspects with that format only. Raises `RecordingProblem` with a plain message when the
-    upload is incomplete, damaged or not a supported format.
+    and inspects with that format only. A key "neuroconv:<InterfaceName>" opens the upload with that
+    neuroconv interface, for formats detection does not know (`formats.by_choice`). Raises
+    `RecordingProblem` with a plain message when the upload is incomplete, damaged or not a
+    supported format.
     """
     files = list_upload_files(root)
     if not files:
@@ -48,9 +52,9 @@ def detect_format(root: Path, *, format_key: str | None = None) -> Detection:
             "The upload contains no files. Upload the recording's files (or its folder) again.",
         )
     if format_key is not None:
-        supported = SUPPORTED_FORMATS.get(format_key)
+        supported = format_handler(format_key)
         if supported is None:
-            raise ValueError(f"unknown format {format_key!r}; known: {', '.join(SUPPORTED_FORMATS)}")
+            raise ValueError(f"unknown format {format_key!r}; known: {', '.join(SUPPORTED_FORMATS)}, neuroconv:<Name>")
         return supported.inspect(root, files)
     claimants = [supported for supported in SUPPORTED_FORMATS.values() if supported.claims(files)]
     if not claimants:
@@ -85,6 +89,12 @@ def detect_format(root: Path, *, format_key: str | None = None) -> Detection:
         + " ".join(f"As {supported.label}: {problem.user_message}" for supported, problem in problems),
         detail="\n\n".join(f"{supported.key}: {problem.detail}" for supported, problem in problems),
     )
+
+
+def format_handler(format_key: str) -> SupportedFormat | None:
+    """The handler of a format key: a detected format, or a neuroconv interface the user chose
+    ("neuroconv:<InterfaceName>", see `formats.by_choice`); None for an unknown key."""
+    return SUPPORTED_FORMATS.get(format_key) or choosable_format(format_key)
 
 
 def list_upload_files(root: Path) -> list[str]:

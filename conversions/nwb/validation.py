@@ -165,6 +165,14 @@ def _describe_age(issue: InspectionIssue) -> str:
     return "The subject's age is not in a form NWB accepts; give it in days, weeks or months (e.g. P90D for 90 days)."
 
 
+def _describe_missing_cell_id(issue: InspectionIssue) -> str:
+    name = f" '{issue.object_name}'" if issue.object_name else ""
+    return (
+        f"The patch-clamp electrode{name} does not say which cell it recorded; a cell id (as in your notes) lets "
+        "others find every recording of one cell."
+    )
+
+
 _GUIDANCE: dict[str, _Guidance] = {
     "check_subject_exists": _Guidance(
         "The file has no subject: DANDI needs the animal's id, species, sex and age.",
@@ -220,6 +228,8 @@ _GUIDANCE: dict[str, _Guidance] = {
         "A table column holds only two values; this is a storage suggestion and needs nothing from you."
     ),
     "check_data_orientation": _Guidance("A data array seems to be stored with time along the wrong axis."),
+    "check_intracellular_electrode_cell_id_exists": _Guidance(_describe_missing_cell_id),
+    "check_single_row": _Guidance("A table has only one row; this is a storage suggestion and needs nothing from you."),
     UNREADABLE_FILE: _Guidance("The NWB file could not be opened; the conversion needs to be run again."),
     SCHEMA_VIOLATION: _Guidance("The file does not follow the NWB format's rules; the conversion needs fixing."),
     CHECK_CRASHED: _Guidance("One of the inspector's checks could not run on this file."),

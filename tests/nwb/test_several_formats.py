@@ -89,12 +89,24 @@ def test_a_chosen_format_that_cannot_read_the_files_says_why(tmp_path: Path) -> 
 
 
 def test_an_unknown_format_key_is_a_programming_error(mixed_upload: Path) -> None:
-    with pytest.raises(ValueError, match="unknown format 'intan'"):
-        detect_format(mixed_upload, format_key="intan")
+    with pytest.raises(ValueError, match="unknown format 'betamax'"):
+        detect_format(mixed_upload, format_key="betamax")
 
 
 def test_every_registered_format_is_complete() -> None:
-    assert list(SUPPORTED_FORMATS) == ["spikeglx", "openephys_binary"]
+    assert list(SUPPORTED_FORMATS) == [
+        "spikeglx",
+        "openephys_binary",
+        "intan",
+        "blackrock",
+        "openephys_legacy",
+        "neuroscope",
+        "axon",
+        "plexon",
+        "neuralynx",
+        "spike2",
+        "edf",
+    ]
     for key, supported in SUPPORTED_FORMATS.items():
         assert isinstance(supported, SupportedFormat)
         assert supported.key == key

@@ -18,6 +18,15 @@ from .base import SupportedFormat
 _FORMAT_MODULES = (
     "spikeglx",
     "openephys_binary",
+    "intan",
+    "blackrock",
+    "openephys_legacy",
+    "neuroscope",
+    "axon",
+    "plexon",
+    "neuralynx",
+    "spike2",
+    "edf",
 )
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from neuroconv import NWBConverter
@@ -124,6 +124,11 @@ class SupportedFormat:
     # (that folder, chosen stream ids) -> a converter whose data interfaces are keyed by stream id
     # (the conversion passes per-stream options under those keys).
     build_converter: Callable[[Path, Sequence[str]], NWBConverter]
+    # How the conversion follows the write. "chunked": neuroconv writes each stream buffer by buffer
+    # (recordings), so each interface takes `iterator_options` with a progress bar and progress rises
+    # per buffer. "whole": the interfaces write their data in one piece and take no iterator options
+    # (icephys series, sorted units), so progress goes from 0 to 100 around the write.
+    progress: Literal["chunked", "whole"] = "chunked"
 
 
 @contextmanager

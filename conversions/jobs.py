@@ -44,10 +44,17 @@ UNEXPECTED = (
 
 
 def detect_recording(session_id: str, files_version: int, *, format_key: str | None = None) -> None:
-    from conversions.nwb.detection import SUPPORTED_FORMATS, detect_format
+    from conversions.nwb.detection import SUPPORTED_FORMATS, detect_format, format_handler
 
     session = ConversionSession.objects.filter(id=session_id, status=Status.DETECTING_FORMAT).first()
     if session is None:
+        return
+    if format_key is not None and format_handler(format_key) is None:
+        message = (
+            f"There is no format called “{format_key}”. Use one of: {', '.join(SUPPORTED_FORMATS)}, or "
+            "“neuroconv:<InterfaceName>” for another neuroconv recording interface."
+        )
+        services.record_job_event(session_id, DetectionFailed(files_version=files_version, user_message=message))
         return
     try:
         detection = detect_format(session.source_directory, format_key=format_key)

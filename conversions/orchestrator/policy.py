@@ -563,13 +563,18 @@ def _user_action(view: SessionView, event: UserAction) -> Step:
                 return _retry(view, updates={})
             return _refuse(view, "There is nothing to retry yet. " + _status_text(view))
         case "select_format":
-            if view.awaiting != Awaiting.FORMAT_SELECTION:
-                return _refuse(view, "The format is recognised from the files; there is no format to choose now.")
-            option = _chosen_format(view, str(event.value or ""), "")
-            if option is None:
-                keys = ", ".join(o.key for o in view.memory.format_candidates)
-                return _refuse(view, f"“{event.value}” is not one of the candidates ({keys}).")
-            return _select_format(view, option)
+            key = str(event.value or "").strip()
+            if view.awaiting == Awaiting.FORMAT_SELECTION:
+                option = _chosen_format(view, key, "")
+                if option is None:
+                    keys = ", ".join(o.key for o in view.memory.format_candidates)
+                    return _refuse(view, f"“{key}” is not one of the candidates ({keys}).")
+                return _select_format(view, option)
+            if view.status in RUNNING_STATUSES or not view.memory.files_version or not key:
+                return _refuse(view, "Upload the recording first; then a format can be chosen for it.")
+            # Any other format the user names explicitly (e.g. "neuroconv:TdtRecordingInterface");
+            # the detection job says plainly if there is no such format.
+            return _select_format(view, FormatOption(key=key, label=key))
     raise ValueError(event.action)
 
 

@@ -496,3 +496,17 @@ def test_an_unclear_answer_asks_again_which_format() -> None:
     _ambiguous(d)
     step = d.say("not sure")
     assert step.awaiting == Awaiting.FORMAT_SELECTION and "Which format" in d.text
+
+
+def test_a_format_can_be_named_explicitly_after_detection_failed() -> None:
+    d = Dialogue()
+    d.send(FilesChanged(added=1, total=1))
+    version = d.view.memory.files_version
+    d.send(DetectionFailed(files_version=version, user_message="recording.sev is not a format I know."))
+    step = d.send(UserAction(action="select_format", value="neuroconv:TdtRecordingInterface"))
+    assert step.status == Status.DETECTING_FORMAT
+    assert actions(step, DetectFormat)[0].format_key == "neuroconv:TdtRecordingInterface"
+
+
+def test_no_format_can_be_chosen_before_anything_is_uploaded() -> None:
+    assert Dialogue().send(UserAction(action="select_format", value="intan")).refused

@@ -82,3 +82,31 @@ def test_files_that_fit_two_formats_let_the_user_choose(
     assert turn.json()["session"]["status"] == "detecting_format"
     body = wait_for_status(client, session_id, {"awaiting_user_input", "idle"})
     assert (body["format"], body["awaiting"]) == ("spikeglx", "required_metadata"), body["messages"][-1]["text"]
+
+
+def test_a_format_named_explicitly_is_used_and_an_unknown_one_explained(
+    live_world: World, celery_worker_thread: Any
+) -> None:
+    rhd = real_data("intan/example_intan_file.rhd")
+    client = live_world.client("ada")
+    session_id = client.post("/api/sessions", {}, content_type="application/json").json()["id"]
+    response = client.post(
+        f"/api/sessions/{session_id}/files", {"files": [SimpleUploadedFile(rhd.name, rhd.read_bytes())]}
+    )
+    assert response.status_code == 201
+    assert wait_for_status(client, session_id, {"awaiting_user_input", "idle"})["format"] == "intan"
+
+    action = {"action": "select_format", "value": "neuroconv:NoSuchRecordingInterface"}
+    assert (
+        client.post(f"/api/sessions/{session_id}/actions", action, content_type="application/json").status_code == 200
+    )
+    body = wait_for_status(client, session_id, {"awaiting_user_input", "idle"})
+    assert body["status"] == "idle" and "There is no format called" in body["messages"][-1]["text"]
+
+    action = {"action": "select_format", "value": "neuroconv:IntanRecordingInterface"}
+    assert (
+        client.post(f"/api/sessions/{session_id}/actions", action, content_type="application/json").status_code == 200
+    )
+    body = wait_for_status(client, session_id, {"awaiting_user_input", "idle"})
+    assert body["format"] == "neuroconv:IntanRecordingInterface", body["messages"][-1]["text"]
+    assert body["awaiting"] == "required_metadata"

@@ -430,16 +430,21 @@ def _cancel_jobs(session: ConversionSession) -> None:
 
 
 def attempt_output_path(session: ConversionSession, attempt: ConversionAttempt) -> Path:
-    """Where an attempt's NWB file goes: one folder per attempt, so earlier attempts are kept."""
-    stem = _output_stem(session)
-    return session.directory / f"attempt-{attempt.number}" / f"{stem}.nwb"
+    """Where an attempt's NWB file goes: one folder per attempt, so earlier attempts are kept, and
+    named as DANDI expects (sub-<id>_ses-<id>_<modality>.nwb) once the subject id is known."""
+    from conversions.nwb.detection import format_handler
+    from conversions.nwb.naming import dandi_file_name, session_label
 
-
-def _output_stem(session: ConversionSession) -> str:
+    handler = format_handler(session.format) if session.format else None
+    start = attempt.metadata.get("session_start_time")
     first = session.files.order_by("relative_path").first()
-    base = PurePosixPath(first.relative_path).name.split(".")[0] if first else ""
-    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in base).strip("_")
-    return safe or f"session-{str(session.id)[:8]}"
+    name = dandi_file_name(
+        subject_id=attempt.metadata.get("subject_id"),
+        session_id=session_label(start) if start else None,
+        modality=handler.modality if handler else "ecephys",
+        fallback=PurePosixPath(first.relative_path).name.split(".")[0] if first else f"session-{session.id}",
+    )
+    return session.directory / f"attempt-{attempt.number}" / name
 
 
 def message_payload(message: ChatMessage) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from tqdm import tqdm
 from .detection import Detection, Stream, SupportedFormat, format_handler
 from .errors import ConversionCancelled, ConversionFailed
 from .fields import FIELDS, Placement
+from .naming import session_label
 from .quantities import describe_duration
 
 if TYPE_CHECKING:
@@ -242,6 +243,8 @@ def _neuroconv_metadata(
             "(date, time and timezone) and convert again."
         )
     nwbfile["session_start_time"] = _aware(_as_datetime("session_start_time", start), zone)
+    # DANDI names files by subject and session id; the start time is the session's natural id.
+    nwbfile["session_id"] = session_label(nwbfile["session_start_time"])
     nwbfile["session_description"] = _given(values, "session_description") or default_description
     for name, spec in FIELDS.items():
         value = _given(values, name)

@@ -76,6 +76,8 @@ def _converse_to_completion(client: Any, session_id: str) -> dict[str, Any]:
         assert body["status"] == "completed_with_issues"
     attempt = body["attempts"][0]
     assert attempt["number"] == 1 and attempt["state"] == "succeeded" and attempt["progress"] == 100.0
+    download = client.get(body["output"]["url"])
+    assert "sub-mouse001_ses-" in download["Content-Disposition"] and "_ecephys.nwb" in download["Content-Disposition"]
     assert body["output"]["attempt"] == 1
     return body
 

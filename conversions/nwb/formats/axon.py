@@ -377,4 +377,5 @@ FORMAT = SupportedFormat(
     open_for_reading=_open_for_reading,
     build_converter=_build_converter,
     progress="whole",
+    modality="icephys",
 )

@@ -129,6 +129,9 @@ class SupportedFormat:
     # per buffer. "whole": the interfaces write their data in one piece and take no iterator options
     # (icephys series, sorted units), so progress goes from 0 to 100 around the write.
     progress: Literal["chunked", "whole"] = "chunked"
+    # DANDI's modality part of the file name: "ecephys" for extracellular data and sorted units,
+    # "icephys" for patch clamp.
+    modality: Literal["ecephys", "icephys"] = "ecephys"
 
 
 @contextmanager

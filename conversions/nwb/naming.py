@@ -1,0 +1,38 @@
+"""File names as DANDI expects them: `sub-<subject>_ses-<session>_<modality>.nwb`.
+
+`dandi organize` names files from the NWB file's subject id and session id; naming the output the
+same way from the start means a lab can upload what the portal gives without renaming.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+
+def label(value: str) -> str:
+    """A DANDI/BIDS label: letters, digits and hyphens only ("mouse_01/a" → "mouse-01-a")."""
+    return re.sub(r"[^A-Za-z0-9]+", "-", value).strip("-")
+
+
+def session_label(session_start_time: datetime | str) -> str:
+    """The session id the portal writes when the user gave none: the start time, compact."""
+    moment = (
+        session_start_time if isinstance(session_start_time, datetime) else datetime.fromisoformat(session_start_time)
+    )
+    return moment.strftime("%Y%m%dT%H%M%S")
+
+
+def dandi_file_name(*, subject_id: str | None, session_id: str | None, modality: str, fallback: str) -> str:
+    """The output's file name; without a subject id DANDI cannot place the file, so `fallback`
+    (e.g. the recording's own name) is used instead."""
+    subject = label(subject_id or "")
+    if not subject:
+        safe = re.sub(r"[^A-Za-z0-9_-]+", "-", fallback).strip("-_")
+        return f"{safe or 'recording'}.nwb"
+    parts = [f"sub-{subject}"]
+    session = label(session_id or "")
+    if session:
+        parts.append(f"ses-{session}")
+    parts.append(modality)
+    return "_".join(parts) + ".nwb"

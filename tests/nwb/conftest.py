@@ -6,8 +6,10 @@ Nothing here needs Django or a database.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -19,6 +21,10 @@ START = datetime(2024, 3, 15, 14, 30, 0)
 CHANNELS = 16
 DURATION_S = 0.2
 
+T = TypeVar("T")
+
+_PROC_IO = Path("/proc/self/io")
+
 
 def real_recording(relative: str) -> Path:
     """A real recording under ../shared/data/real/ (read in place, never copied), or a skip."""
@@ -26,6 +32,27 @@ def real_recording(relative: str) -> Path:
     if not path.exists():
         pytest.skip(f"real recording {relative} not found under {REAL_DATA}")
     return path
+
+
+def bytes_read_during(action: Callable[[], T]) -> tuple[T, int]:
+    """`action()`'s result and the bytes this process read while it ran: `rchar` of /proc/self/io.
+
+    rchar counts every read() of the process's threads (files, pipes, sockets), from disk or from the
+    page cache alike, so a test can show that a reader left a file's data alone without timing it. It
+    also counts Python reading source files for a lazy import: call the action once before measuring.
+    Access through a memory map is not a read() and is not counted. Linux only; a skip elsewhere.
+    """
+    before = _rchar()
+    result = action()
+    return result, _rchar() - before
+
+
+def _rchar() -> int:
+    try:
+        lines = _PROC_IO.read_text().splitlines()
+    except OSError as error:  # missing (not Linux) or not readable here
+        pytest.skip(f"bytes read cannot be measured: {_PROC_IO} is not readable ({error.strerror})")
+    return next(int(line.split()[1]) for line in lines if line.startswith("rchar:"))
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -196,18 +195,6 @@ def test_detection_round_trips_through_json(tmp_path: Path) -> None:
     detection = detect_format(_upload(tmp_path, ABF1, PAIR, PCLAMP11))
 
     assert Detection.from_json(json.loads(json.dumps(detection.to_json()))) == detection
-
-
-@pytest.mark.parametrize("name", [ABF1, PAIR, PCLAMP11])
-def test_detection_is_fast(tmp_path: Path, name: str) -> None:
-    root = _upload(tmp_path, name)
-    detect_format(root)  # imports neuroconv and neo, as a worker does once
-
-    started = time.perf_counter()
-    detect_format(root)
-    elapsed = time.perf_counter() - started
-
-    assert elapsed < 0.5  # measured 0.002-0.004 s per file
 
 
 # --- conversion ------------------------------------------------------------------------------------

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -26,7 +25,7 @@ from conversions.nwb.detection import Detection, detect_format
 from conversions.nwb.errors import RecordingProblem
 from conversions.nwb.validation import CRITICAL, ERROR, inspect_nwb
 
-from .conftest import real_recording
+from .conftest import bytes_read_during, real_recording
 
 BIOSEMI = "edf/test.edf"
 OFFSETS = "broken/edf_channel_offsets/test_edf_stim_channel.edf"
@@ -180,18 +179,6 @@ def test_detection_round_trips_through_json() -> None:
     assert Detection.from_json(json.loads(json.dumps(detection.to_json()))) == detection
 
 
-@pytest.mark.parametrize("recording", [BIOSEMI, OFFSETS])
-def test_detection_is_fast(recording: str) -> None:
-    root = real_recording(recording).parent
-    detect_format(root)  # imports neo, pyedflib and neuroconv, as a worker does once
-
-    started = time.perf_counter()
-    detect_format(root)
-    elapsed = time.perf_counter() - started
-
-    assert elapsed < 0.5  # measured ~0.01 s and ~0.002 s
-
-
 def test_detection_does_not_read_the_data(tmp_path: Path) -> None:
     path = tmp_path / "long.edf"
     _write_edf(path, [_signal(f"EEG C{n}", "uV", 1000) for n in range(64)], 1, start=datetime(2023, 5, 1, 9))
@@ -199,11 +186,11 @@ def test_detection_does_not_read_the_data(tmp_path: Path) -> None:
     _patch(path, 236, f"{records:<8}".encode())
     with path.open("r+b") as handle:
         handle.truncate(64 * 256 + 256 + records * 64 * 1000 * 2)
+    detect_format(tmp_path)  # imports what detection needs, so the call measured reads only the upload
 
-    started = time.perf_counter()
-    detection = detect_format(tmp_path)
+    detection, read = bytes_read_during(lambda: detect_format(tmp_path))
 
-    assert time.perf_counter() - started < 5
+    assert read < 64 * 2**20  # the file holds 2.6 GB
     assert detection.stream("electrodes_1000Hz").duration_s == records
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -24,7 +23,7 @@ from conversions.nwb.detection import Detection, detect_format
 from conversions.nwb.errors import ConversionFailed, RecordingProblem
 from conversions.nwb.validation import ERROR, inspect_nwb
 
-from .conftest import real_recording
+from .conftest import bytes_read_during, real_recording
 
 EXAMPLE = "intan/example_intan_file.rhd"
 OLD_VERSION = "broken/intan_rhd_v1.5/sampledata.rhd"
@@ -138,17 +137,6 @@ def test_detection_round_trips_through_json() -> None:
     assert Detection.from_json(json.loads(json.dumps(detection.to_json()))) == detection
 
 
-def test_detection_is_fast() -> None:
-    root = real_recording(EXAMPLE).parent
-    detect_format(root)  # imports neuroconv and the readers, as a worker does once
-
-    started = time.perf_counter()
-    detect_format(root)
-    elapsed = time.perf_counter() - started
-
-    assert elapsed < 0.5  # measured ~0.03 s
-
-
 def test_detection_does_not_read_the_data(tmp_path: Path) -> None:
     """A 20 GB file (sparse): neo's own check reads every block's sample counter, seconds per GB."""
     root = tmp_path / "upload"
@@ -164,11 +152,13 @@ def test_detection_does_not_read_the_data(tmp_path: Path) -> None:
         last[: counters.nbytes] = counters.tobytes()
         handle.seek(HEADER_BYTES + (blocks - 1) * BLOCK_BYTES)
         handle.write(last)
+    detect_format(root)  # imports what detection needs, so the call measured reads only the upload
 
-    started = time.perf_counter()
-    detection = detect_format(root)
+    detection, read = bytes_read_during(lambda: detect_format(root))
 
-    assert time.perf_counter() - started < 2  # measured ~0.03 s
+    # The .rhd holds 20 GB. ~30 MB is expected: neo's header parser, run four times, reads the first
+    # kilobytes of the file (or of its copy) thousands of times, 4 KB at a time.
+    assert read < 256 * 2**20
     assert detection.stream("amplifier").duration_s == pytest.approx(blocks * 128 / 20000)
 
 

@@ -6,12 +6,13 @@ Nothing here needs Django or a database.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
+from pynwb import NWBHDF5IO, NWBFile
 
 from conversions.nwb.synthetic import write_spikeglx
 
@@ -80,3 +81,18 @@ def upload(tmp_path: Path, ap_lf_upload: Path) -> Path:
     root = tmp_path / "upload"
     shutil.copytree(ap_lf_upload, root)
     return root
+
+
+@pytest.fixture
+def read_nwb() -> Iterator[Callable[[Path], NWBFile]]:
+    """Open NWB files for reading in a test; every file is closed when the test ends."""
+    opened: list[NWBHDF5IO] = []
+
+    def read(path: Path) -> NWBFile:
+        io = NWBHDF5IO(str(path), "r")
+        opened.append(io)
+        return io.read()
+
+    yield read
+    for io in opened:
+        io.close()

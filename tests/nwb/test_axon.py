@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,6 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 import pytest
-from pynwb import NWBHDF5IO, NWBFile
 
 from conversions.nwb.conversion import convert_recording, temporary_path_for
 from conversions.nwb.detection import Detection, detect_format
@@ -56,20 +54,6 @@ def _damaged_copy(tmp_path: Path, name: str) -> Path:
     shutil.copyfile(real_recording(f"abf/{name}"), root / name)
     os.chmod(root / name, 0o644)
     return root / name
-
-
-@pytest.fixture
-def read_nwb() -> Iterator[Callable[[Path], NWBFile]]:
-    opened: list[NWBHDF5IO] = []
-
-    def read(path: Path) -> NWBFile:
-        io = NWBHDF5IO(str(path), "r")
-        opened.append(io)
-        return io.read()
-
-    yield read
-    for io in opened:
-        io.close()
 
 
 def _convert(root: Path, detection: Detection, output: Path, **overrides: Any) -> Path:

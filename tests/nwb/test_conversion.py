@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,6 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 import pytest
-from pynwb import NWBHDF5IO, NWBFile
 
 from conversions.nwb.conversion import ConversionResult, convert_recording, temporary_path_for
 from conversions.nwb.detection import Detection, detect_format
@@ -38,21 +36,6 @@ FULL_METADATA = {
 
 def _raw(bin_path: Path, saved_channels: int) -> np.ndarray:
     return np.fromfile(bin_path, dtype="<i2").reshape(-1, saved_channels)
-
-
-@pytest.fixture
-def read_nwb() -> Iterator[Any]:
-    """Open NWB files for reading; all are closed at the end of the test."""
-    opened: list[NWBHDF5IO] = []
-
-    def read(path: Path) -> NWBFile:
-        io = NWBHDF5IO(str(path), "r")
-        opened.append(io)
-        return io.read()
-
-    yield read
-    for io in opened:
-        io.close()
 
 
 def _convert(root: Path, detection: Detection, output: Path, **overrides: Any) -> ConversionResult:

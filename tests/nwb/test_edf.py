@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,6 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import pyedflib
 import pytest
-from pynwb import NWBHDF5IO, NWBFile
 
 from conversions.nwb.conversion import convert_recording
 from conversions.nwb.detection import Detection, detect_format
@@ -109,20 +108,6 @@ def _problem(root: Path) -> RecordingProblem:
 def _no_errors(output: Path) -> None:
     issues = inspect_nwb(output)
     assert not [issue for issue in issues if issue.importance in (ERROR, CRITICAL)], issues
-
-
-@pytest.fixture
-def read_nwb() -> Iterator[Callable[[Path], NWBFile]]:
-    opened: list[NWBHDF5IO] = []
-
-    def read(path: Path) -> NWBFile:
-        io = NWBHDF5IO(str(path), "r")
-        opened.append(io)
-        return io.read()
-
-    yield read
-    for io in opened:
-        io.close()
 
 
 def _convert(root: Path, detection: Detection, output: Path, **overrides: Any) -> Path:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,6 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 import pytest
-from pynwb import NWBHDF5IO, NWBFile
 
 from conversions.nwb.conversion import convert_recording
 from conversions.nwb.detection import Detection, detect_format
@@ -66,20 +64,6 @@ def _copy(tmp_path: Path, name: str = "example_intan_file.rhd") -> Path:
     root.mkdir()
     shutil.copyfile(real_recording(EXAMPLE), root / name)
     return root
-
-
-@pytest.fixture
-def read_nwb() -> Iterator[Callable[[Path], NWBFile]]:
-    opened: list[NWBHDF5IO] = []
-
-    def read(path: Path) -> NWBFile:
-        io = NWBHDF5IO(str(path), "r")
-        opened.append(io)
-        return io.read()
-
-    yield read
-    for io in opened:
-        io.close()
 
 
 def _convert(root: Path, detection: Detection, output: Path, **overrides: Any) -> Path:

@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import warnings
-from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,6 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 import pytest
-from pynwb import NWBHDF5IO, NWBFile
 
 from conversions.nwb.conversion import convert_recording
 from conversions.nwb.detection import Detection, detect_format
@@ -68,20 +66,6 @@ def upload(tmp_path: Path, session: Path) -> Path:
     root = tmp_path / "upload"
     shutil.copytree(session, root)
     return root
-
-
-@pytest.fixture
-def read_nwb() -> Iterator[Callable[[Path], NWBFile]]:
-    opened: list[NWBHDF5IO] = []
-
-    def read(path: Path) -> NWBFile:
-        io = NWBHDF5IO(str(path), "r")
-        opened.append(io)
-        return io.read()
-
-    yield read
-    for io in opened:
-        io.close()
 
 
 def _source(folder: Path, stream_name: str | None = None) -> Any:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,6 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 import pytest
-from pynwb import NWBHDF5IO, NWBFile
 
 from conversions.nwb.conversion import convert_recording
 from conversions.nwb.detection import Detection, detect_format
@@ -45,20 +43,6 @@ def upload(tmp_path: Path, session_upload: Path) -> Path:
     root = tmp_path / "upload"
     shutil.copytree(session_upload, root)
     return root
-
-
-@pytest.fixture
-def read_nwb() -> Iterator[Callable[[Path], NWBFile]]:
-    opened: list[NWBHDF5IO] = []
-
-    def read(path: Path) -> NWBFile:
-        io = NWBHDF5IO(str(path), "r")
-        opened.append(io)
-        return io.read()
-
-    yield read
-    for io in opened:
-        io.close()
 
 
 def _xml(root: Path) -> Path:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,6 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 import pytest
-from pynwb import NWBHDF5IO, NWBFile
 
 from conversions.nwb.conversion import convert_recording, temporary_path_for
 from conversions.nwb.detection import Detection, detect_format
@@ -74,20 +73,6 @@ def _problem(root: Path) -> RecordingProblem:
         detect_format(root)
     assert "Traceback" not in caught.value.user_message
     return caught.value
-
-
-@pytest.fixture
-def read_nwb() -> Iterator[Callable[[Path], NWBFile]]:
-    opened: list[NWBHDF5IO] = []
-
-    def read(path: Path) -> NWBFile:
-        io = NWBHDF5IO(str(path), "r")
-        opened.append(io)
-        return io.read()
-
-    yield read
-    for io in opened:
-        io.close()
 
 
 def _convert(root: Path, detection: Detection, output: Path, **overrides: Any) -> Path:

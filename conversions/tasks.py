@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_process_init, worker_ready
 from django.conf import settings
 
 from conversions import jobs
@@ -38,9 +38,28 @@ def recover_stalled_jobs() -> int:
     return jobs.recover_stalled_jobs()
 
 
+def _import_readers() -> None:
+    """Import the readers once when a worker starts: otherwise the first detection pays about a
+    second of neuroconv/neo imports while the user waits."""
+    import neuroconv.datainterfaces  # noqa: F401
+
+    import conversions.nwb.conversion
+    import conversions.nwb.detection  # noqa: F401
+
+
+@worker_process_init.connect
+def _warm_up_process(**_: object) -> None:
+    # Prefork workers: each child process.
+    _import_readers()
+
+
 @worker_ready.connect
-def _recover_on_start(**_: object) -> None:
-    # A worker that starts after a crash picks up what the crashed one left (heartbeat-based, so
-    # jobs still running on other workers are left alone).
-    if not settings.EMBEDDED:
+def _on_worker_ready(**_: object) -> None:
+    if settings.EMBEDDED:
+        # The embedded worker's threads share the server's process (prefork children warmed
+        # themselves above). Its lost jobs are recovered by asgi.py at start.
+        _import_readers()
+    else:
+        # A worker that starts after a crash picks up what the crashed one left (heartbeat-based,
+        # so jobs still running on other workers are left alone).
         recover_stalled_jobs.delay()

@@ -212,7 +212,14 @@ def _format_detected(view: SessionView, event: FormatDetected) -> Step:
         updates["session_start_time"] = FieldValue(value=start, source=Source.FILE)
     memory = view.memory.model_copy(update={"selected_streams": list(recording.default_streams)})
     streams = ", ".join(s.label for s in recording.streams if s.id in recording.default_streams)
-    lines = [" ".join([f"This is a {recording.format_label} recording: {streams}.", *recording.notes])]
+    lines = [
+        " ".join(
+            [
+                f"This is {_article(recording.format_label)} {recording.format_label} recording: {streams}.",
+                *recording.notes,
+            ]
+        )
+    ]
     view = view.model_copy(update={"memory": memory, "metadata": _merged(view, updates), "recording": recording})
     return _next_after_metadata(view, updates=updates, preface=lines)
 
@@ -774,6 +781,10 @@ def _fix_prompt(view: SessionView) -> str:
 
 
 # --- wording --------------------------------------------------------------------------------------
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].upper() in "AEIOU" else "a"
 
 
 def _source_words(source: Source) -> str:

@@ -510,3 +510,11 @@ def test_a_format_can_be_named_explicitly_after_detection_failed() -> None:
 
 def test_no_format_can_be_chosen_before_anything_is_uploaded() -> None:
     assert Dialogue().send(UserAction(action="select_format", value="intan")).refused
+
+
+def test_the_recording_is_named_with_the_right_article() -> None:
+    d = Dialogue()
+    d.send(FilesChanged(added=1, total=1))
+    intan = RECORDING.model_copy(update={"format": "intan", "format_label": "Intan RHD/RHS"})
+    d.send(FormatDetected(files_version=d.view.memory.files_version, recording=intan))
+    assert "This is an Intan RHD/RHS recording" in d.text

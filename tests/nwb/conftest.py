@@ -6,14 +6,16 @@ Nothing here needs Django or a database.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 from pynwb import NWBHDF5IO, NWBFile
 
+from conversions.nwb.conversion import convert_recording
+from conversions.nwb.detection import Detection
 from conversions.nwb.synthetic import write_spikeglx
 
 REAL_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "real"
@@ -96,3 +98,19 @@ def read_nwb() -> Iterator[Callable[[Path], NWBFile]]:
     yield read
     for io in opened:
         io.close()
+
+
+def convert_upload(
+    root: Path, detection: Detection, output: Path, defaults: Mapping[str, Any], **overrides: Any
+) -> Path:
+    """Convert the detected default streams of `root` into `output` with a test file's `defaults`
+    (metadata, timezone); keyword overrides win."""
+    arguments: dict[str, Any] = {
+        "source_root": root,
+        "detection": detection,
+        "stream_ids": [],
+        "output_path": output,
+        **defaults,
+    }
+    convert_recording(**{**arguments, **overrides})
+    return output

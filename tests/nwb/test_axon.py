@@ -17,12 +17,12 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import pytest
 
-from conversions.nwb.conversion import convert_recording, temporary_path_for
+from conversions.nwb.conversion import temporary_path_for
 from conversions.nwb.detection import Detection, detect_format
 from conversions.nwb.errors import ConversionCancelled, RecordingProblem
 from conversions.nwb.validation import InspectionIssue, explain, fields_for, inspect_nwb, outcome_of
 
-from .conftest import real_recording
+from .conftest import convert_upload, real_recording
 
 ABF1 = "05210017_vc_abf1.abf"  # ABF 1.83, 2 channels, 20 kHz, 6 sweeps of 3 s, 60 s apart
 PAIR = "14o16001_vc_pair_step.abf"  # ABF 2.0, paired recording, MultiClamp 700, 13 sweeps of 4 s
@@ -57,17 +57,7 @@ def _damaged_copy(tmp_path: Path, name: str) -> Path:
 
 
 def _convert(root: Path, detection: Detection, output: Path, **overrides: Any) -> Path:
-    arguments: dict[str, Any] = {
-        "source_root": root,
-        "detection": detection,
-        "stream_ids": [],
-        "metadata": METADATA,
-        "timezone": "Europe/Paris",
-        "output_path": output,
-    }
-    arguments.update(overrides)
-    convert_recording(**arguments)
-    return output
+    return convert_upload(root, detection, output, {"metadata": METADATA, "timezone": "Europe/Paris"}, **overrides)
 
 
 def _source(path: Path, channel_index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:

@@ -18,12 +18,11 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import pytest
 
-from conversions.nwb.conversion import convert_recording
 from conversions.nwb.detection import Detection, detect_format
 from conversions.nwb.errors import RecordingProblem
 from conversions.nwb.validation import ERROR, inspect_nwb
 
-from .conftest import START, bytes_read_during, real_recording
+from .conftest import START, bytes_read_during, convert_upload, real_recording
 
 EXAMPLE = "blackrock/example"
 NS2, NEV = "example_2.ns2", "example_1.nev"
@@ -124,17 +123,7 @@ def _copy(tmp_path: Path, *names: str) -> Path:
 
 
 def _convert(root: Path, detection: Detection, output: Path, **overrides: Any) -> Path:
-    arguments: dict[str, Any] = {
-        "source_root": root,
-        "detection": detection,
-        "stream_ids": [],
-        "metadata": METADATA,
-        "timezone": "America/Chicago",
-        "output_path": output,
-    }
-    arguments.update(overrides)
-    convert_recording(**arguments)
-    return output
+    return convert_upload(root, detection, output, {"metadata": METADATA, "timezone": "America/Chicago"}, **overrides)
 
 
 def _no_errors(path: Path) -> None:

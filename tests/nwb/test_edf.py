@@ -19,12 +19,11 @@ import numpy as np
 import pyedflib
 import pytest
 
-from conversions.nwb.conversion import convert_recording
 from conversions.nwb.detection import Detection, detect_format
 from conversions.nwb.errors import RecordingProblem
 from conversions.nwb.validation import CRITICAL, ERROR, inspect_nwb
 
-from .conftest import bytes_read_during, real_recording
+from .conftest import bytes_read_during, convert_upload, real_recording
 
 BIOSEMI = "edf/test.edf"
 OFFSETS = "broken/edf_channel_offsets/test_edf_stim_channel.edf"
@@ -111,17 +110,7 @@ def _no_errors(output: Path) -> None:
 
 
 def _convert(root: Path, detection: Detection, output: Path, **overrides: Any) -> Path:
-    arguments: dict[str, Any] = {
-        "source_root": root,
-        "detection": detection,
-        "stream_ids": [],
-        "metadata": SUBJECT,
-        "timezone": "Europe/Amsterdam",
-        "output_path": output,
-    }
-    arguments.update(overrides)
-    convert_recording(**arguments)
-    return output
+    return convert_upload(root, detection, output, {"metadata": SUBJECT, "timezone": "Europe/Amsterdam"}, **overrides)
 
 
 # --- detection -----------------------------------------------------------------------------------

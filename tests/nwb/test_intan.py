@@ -16,12 +16,11 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import pytest
 
-from conversions.nwb.conversion import convert_recording
 from conversions.nwb.detection import Detection, detect_format
 from conversions.nwb.errors import ConversionFailed, RecordingProblem
 from conversions.nwb.validation import ERROR, inspect_nwb
 
-from .conftest import bytes_read_during, real_recording
+from .conftest import bytes_read_during, convert_upload, real_recording
 
 EXAMPLE = "intan/example_intan_file.rhd"
 OLD_VERSION = "broken/intan_rhd_v1.5/sampledata.rhd"
@@ -67,17 +66,7 @@ def _copy(tmp_path: Path, name: str = "example_intan_file.rhd") -> Path:
 
 
 def _convert(root: Path, detection: Detection, output: Path, **overrides: Any) -> Path:
-    arguments: dict[str, Any] = {
-        "source_root": root,
-        "detection": detection,
-        "stream_ids": [],
-        "metadata": METADATA,
-        "timezone": "Europe/Berlin",
-        "output_path": output,
-    }
-    arguments.update(overrides)
-    convert_recording(**arguments)
-    return output
+    return convert_upload(root, detection, output, {"metadata": METADATA, "timezone": "Europe/Berlin"}, **overrides)
 
 
 # --- detection -----------------------------------------------------------------------------------

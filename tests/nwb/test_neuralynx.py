@@ -18,13 +18,12 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import pytest
 
-from conversions.nwb.conversion import convert_recording
 from conversions.nwb.detection import Detection, detect_format
 from conversions.nwb.errors import RecordingProblem
 from conversions.nwb.synthetic import write_neuralynx
 from conversions.nwb.validation import inspect_nwb
 
-from .conftest import START, bytes_read_during
+from .conftest import START, bytes_read_during, convert_upload
 
 RATE = 32000.0
 DURATION_S = 0.5  # 16,000 samples: 31 full records and one of 128 samples
@@ -78,17 +77,7 @@ def _source(folder: Path, stream_name: str | None = None) -> Any:
 
 
 def _convert(root: Path, detection: Detection, output: Path, **overrides: Any) -> Path:
-    arguments: dict[str, Any] = {
-        "source_root": root,
-        "detection": detection,
-        "stream_ids": [],
-        "metadata": SUBJECT,
-        "timezone": "Europe/Berlin",
-        "output_path": output,
-    }
-    arguments.update(overrides)
-    convert_recording(**arguments)
-    return output
+    return convert_upload(root, detection, output, {"metadata": SUBJECT, "timezone": "Europe/Berlin"}, **overrides)
 
 
 def _problem(root: Path) -> RecordingProblem:

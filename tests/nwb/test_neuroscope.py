@@ -12,14 +12,13 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import pytest
 
-from conversions.nwb.conversion import convert_recording
 from conversions.nwb.detection import Detection, detect_format
 from conversions.nwb.errors import ConversionFailed, RecordingProblem
 from conversions.nwb.formats.neuroscope import FORMAT
 from conversions.nwb.synthetic import write_neuroscope
 from conversions.nwb.validation import CRITICAL, ERROR, inspect_nwb
 
-from .conftest import bytes_read_during
+from .conftest import bytes_read_during, convert_upload
 from .test_conversion import FULL_METADATA
 
 CHANNELS = 16
@@ -67,17 +66,9 @@ def _problem(root: Path, **kwargs: Any) -> RecordingProblem:
 
 
 def _convert(root: Path, detection: Detection, output: Path, **overrides: Any) -> Path:
-    arguments: dict[str, Any] = {
-        "source_root": root,
-        "detection": detection,
-        "stream_ids": [],
-        "metadata": FULL_METADATA,
-        "timezone": "America/New_York",
-        "output_path": output,
-    }
-    arguments.update(overrides)
-    convert_recording(**arguments)
-    return output
+    return convert_upload(
+        root, detection, output, {"metadata": FULL_METADATA, "timezone": "America/New_York"}, **overrides
+    )
 
 
 # --- detection -----------------------------------------------------------------------------------

@@ -18,12 +18,12 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import pytest
 
-from conversions.nwb.conversion import convert_recording, temporary_path_for
+from conversions.nwb.conversion import temporary_path_for
 from conversions.nwb.detection import Detection, detect_format
 from conversions.nwb.errors import ConversionFailed, RecordingProblem
 from conversions.nwb.formats import openephys_binary
 
-from .conftest import bytes_read_during, real_recording
+from .conftest import bytes_read_during, convert_upload, real_recording
 
 DELAYED = "openephys_binary/DelayedRecording/Record Node 118"
 AIND = "openephys_binary/aind_v0.6_multiexp_multistream/Record Node 101"
@@ -66,17 +66,7 @@ def _problem(root: Path) -> RecordingProblem:
 
 
 def _convert(root: Path, detection: Detection, output: Path, **overrides: Any) -> Path:
-    arguments: dict[str, Any] = {
-        "source_root": root,
-        "detection": detection,
-        "stream_ids": [],
-        "metadata": {},
-        "timezone": "Europe/Berlin",
-        "output_path": output,
-    }
-    arguments.update(overrides)
-    convert_recording(**arguments)
-    return output
+    return convert_upload(root, detection, output, {"metadata": {}, "timezone": "Europe/Berlin"}, **overrides)
 
 
 # --- detection -----------------------------------------------------------------------------------

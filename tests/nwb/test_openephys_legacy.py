@@ -18,12 +18,12 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import pytest
 
-from conversions.nwb.conversion import convert_recording, temporary_path_for
+from conversions.nwb.conversion import temporary_path_for
 from conversions.nwb.detection import Detection, detect_format
 from conversions.nwb.errors import ConversionFailed, RecordingProblem
 from conversions.nwb.validation import CRITICAL, ERROR, inspect_nwb
 
-from .conftest import bytes_read_during, real_recording
+from .conftest import bytes_read_during, convert_upload, real_recording
 from .test_conversion import FULL_METADATA
 
 GUI06 = "openephys_legacy/v0.6.7/Record Node 101"
@@ -76,17 +76,9 @@ def _problem(root: Path) -> RecordingProblem:
 
 
 def _convert(root: Path, detection: Detection, output: Path, **overrides: Any) -> Path:
-    arguments: dict[str, Any] = {
-        "source_root": root,
-        "detection": detection,
-        "stream_ids": [],
-        "metadata": FULL_METADATA,
-        "timezone": "Europe/Berlin",
-        "output_path": output,
-    }
-    arguments.update(overrides)
-    convert_recording(**arguments)
-    return output
+    return convert_upload(
+        root, detection, output, {"metadata": FULL_METADATA, "timezone": "Europe/Berlin"}, **overrides
+    )
 
 
 # --- detection -----------------------------------------------------------------------------------

@@ -17,12 +17,11 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import pytest
 
-from conversions.nwb.conversion import convert_recording
 from conversions.nwb.detection import Detection, detect_format
 from conversions.nwb.errors import ConversionFailed, RecordingProblem
 from conversions.nwb.validation import inspect_nwb, outcome_of
 
-from .conftest import bytes_read_during, real_recording
+from .conftest import bytes_read_during, convert_upload, real_recording
 
 PLX = "explore1.plx"
 METADATA = {
@@ -55,17 +54,7 @@ def _copy(tmp_path: Path) -> Path:
 
 
 def _convert(root: Path, detection: Detection, output: Path, **overrides: Any) -> Path:
-    arguments: dict[str, Any] = {
-        "source_root": root,
-        "detection": detection,
-        "stream_ids": [],
-        "metadata": METADATA,
-        "timezone": "America/New_York",
-        "output_path": output,
-    }
-    arguments.update(overrides)
-    convert_recording(**arguments)
-    return output
+    return convert_upload(root, detection, output, {"metadata": METADATA, "timezone": "America/New_York"}, **overrides)
 
 
 def _neo_spike_times(path: Path) -> dict[str, np.ndarray]:

@@ -16,12 +16,11 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import pytest
 
-from conversions.nwb.conversion import convert_recording
 from conversions.nwb.detection import Detection, detect_format
 from conversions.nwb.errors import ConversionFailed, RecordingProblem
 from conversions.nwb.validation import CRITICAL, ERROR, inspect_nwb
 
-from .conftest import real_recording
+from .conftest import convert_upload, real_recording
 
 SPIKE2 = "spike2/motor_units.smr"
 EMG, CO2, VOLUME, FLOW = "3", "0", "1", "2"  # neo's stream ids
@@ -62,17 +61,7 @@ def _problem(root: Path) -> RecordingProblem:
 
 
 def _convert(root: Path, detection: Detection, output: Path, **overrides: Any) -> Path:
-    arguments: dict[str, Any] = {
-        "source_root": root,
-        "detection": detection,
-        "stream_ids": [],
-        "metadata": HUMAN,
-        "timezone": "Australia/Sydney",
-        "output_path": output,
-    }
-    arguments.update(overrides)
-    convert_recording(**arguments)
-    return output
+    return convert_upload(root, detection, output, {"metadata": HUMAN, "timezone": "Australia/Sydney"}, **overrides)
 
 
 # --- detection -----------------------------------------------------------------------------------

@@ -108,8 +108,9 @@ class _ProgressReporter:
 
 
 def convert_attempt(attempt_id: int, *, worker: str = "") -> None:
-    from conversions.nwb.conversion import convert_recording, temporary_path_for
+    from conversions.nwb.conversion import convert_recording
     from conversions.nwb.detection import Detection
+    from conversions.nwb.naming import temporary_path_for
 
     now = timezone.now()
     claimed = ConversionAttempt.objects.filter(id=attempt_id, state=ConversionAttempt.State.QUEUED).update(
@@ -214,6 +215,16 @@ def validate_attempt(attempt_id: int) -> None:
             )
         ]
     outcome = outcome_of(issues)
+    summaries = tuple(
+        IssueSummary(
+            check_name=i.check_name,
+            importance=i.importance,
+            explanation=explain(i),
+            location=i.location,
+            fields=tuple(fields_for(i)),
+        )
+        for i in issues
+    )
     with transaction.atomic():
         ValidationIssue.objects.filter(attempt_id=attempt_id).delete()
         ValidationIssue.objects.bulk_create(
@@ -225,23 +236,13 @@ def validate_attempt(attempt_id: int) -> None:
                 location=i.location,
                 object_type=i.object_type,
                 object_name=i.object_name,
-                explanation=explain(i),
+                explanation=summary.explanation,
             )
-            for i in issues
+            for i, summary in zip(issues, summaries, strict=True)
         )
         ConversionAttempt.objects.filter(id=attempt_id).update(validation=outcome.value, validated_at=timezone.now())
     notify.publish(
         attempt.session_id, {"type": "progress", "phase": "validating", "percent": 100.0, "attempt": attempt.number}
-    )
-    summaries = tuple(
-        IssueSummary(
-            check_name=i.check_name,
-            importance=i.importance,
-            explanation=explain(i),
-            location=i.location,
-            fields=tuple(fields_for(i)),
-        )
-        for i in issues
     )
     services.record_job_event(
         attempt.session_id,

@@ -419,7 +419,7 @@ def _carry_out(session: ConversionSession, action: Any) -> None:
 def _cancel_jobs(session: ConversionSession) -> None:
     """Mark the session's jobs cancelled; a running worker sees it at its next progress update and
     stops, and a queued job finds nothing to do when it starts."""
-    from conversions.nwb.conversion import temporary_path_for
+    from conversions.nwb.naming import temporary_path_for
 
     now = timezone.now()
     active = session.attempts.filter(state__in=[ConversionAttempt.State.QUEUED, ConversionAttempt.State.RUNNING])

@@ -28,7 +28,7 @@ from tqdm import tqdm
 from .detection import Detection, Stream, SupportedFormat, format_handler
 from .errors import ConversionCancelled, ConversionFailed
 from .fields import FIELDS, Placement
-from .naming import session_label
+from .naming import session_label, temporary_path_for
 from .quantities import describe_duration
 
 if TYPE_CHECKING:
@@ -61,13 +61,6 @@ _ACCEPTED_FORMS = {
     "date_of_birth": "a date, e.g. 2024-01-10",
     "session_start_time": "a date and time, e.g. 2024-03-15T14:30:00",
 }
-
-
-def temporary_path_for(output_path: Path) -> Path:
-    """Where the in-progress file is written: hidden, in the destination folder (so the final
-    `os.replace` is an atomic rename on the same file system)."""
-    # Keeps the .nwb suffix, which pynwb expects of HDF5 files (it warns otherwise).
-    return output_path.with_name(f".{output_path.stem}.partial{output_path.suffix}")
 
 
 def convert_recording(

@@ -1,4 +1,5 @@
-"""File names as DANDI expects them: `sub-<subject>_ses-<session>_<modality>.nwb`.
+"""Where output files go: names as DANDI expects them (`sub-<subject>_ses-<session>_<modality>.nwb`)
+and the temporary name a file is written under. Light on purpose: the web process imports it.
 
 `dandi organize` names files from the NWB file's subject id and session id; naming the output the
 same way from the start means a lab can upload what the portal gives without renaming.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from pathlib import Path
 
 
 def label(value: str) -> str:
@@ -36,3 +38,10 @@ def dandi_file_name(*, subject_id: str | None, session_id: str | None, modality:
         parts.append(f"ses-{session}")
     parts.append(modality)
     return "_".join(parts) + ".nwb"
+
+
+def temporary_path_for(output_path: Path) -> Path:
+    """Where the in-progress file is written: hidden, in the destination folder (so the final
+    `os.replace` is an atomic rename on the same file system)."""
+    # Keeps the .nwb suffix, which pynwb expects of HDF5 files (it warns otherwise).
+    return output_path.with_name(f".{output_path.stem}.partial{output_path.suffix}")

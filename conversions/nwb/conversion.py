@@ -6,11 +6,16 @@ for results. For recordings, progress is reported from inside neuroconv's chunke
 also where a cancel request takes effect; formats written in one piece (`SupportedFormat.progress`
 "whole": patch clamp, sorted units) go from 0 to 100 around the write, and a cancel takes effect
 just before and just after it.
+
+What a reader leaves undescribed (devices, device models, electrode groups, electrodes-table
+columns) is described from what the file says, never from a guess, and each such description is
+returned as an `AppliedFix` so the user sees it.
 """
 
 from __future__ import annotations
 
 import errno
+import inspect
 import os
 import re
 import traceback
@@ -25,6 +30,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tqdm import tqdm
 
+from .autofix import AppliedFix
 from .detection import Detection, Stream, SupportedFormat, format_handler
 from .errors import ConversionCancelled, ConversionFailed
 from .fields import FIELDS, Placement
@@ -41,8 +47,12 @@ if TYPE_CHECKING:
 class ConversionResult:
     output_path: Path
     size_bytes: int
-    duration_s: float
+    duration_s: float  # of the recording (a preview holds only its first samples)
     streams: tuple[str, ...]
+    # Descriptions the conversion wrote where the reader gave none (provenance "auto-fix").
+    applied_fixes: tuple[AppliedFix, ...] = ()
+    # A stub conversion: a preview of the file's structure and metadata, never to be validated as final.
+    preview: bool = False
 
 
 # Memory per write buffer: ~0.1 GB keeps a worker near 0.5 GB peak (FIELD-NOTES), while 5 % of a
@@ -73,13 +83,22 @@ def convert_recording(
     output_path: Path,
     on_progress: Callable[[float], None] = lambda p: None,
     should_stop: Callable[[], bool] = lambda: False,
+    stub: bool = False,
 ) -> ConversionResult:
     """Write the chosen streams of `detection` (all default streams when empty) into `output_path`.
 
-    `metadata` is flat and keyed by the names in `fields.py`; absent keys mean "not given". A
-    naive session start time is taken to be in `timezone`. Raises `ConversionCancelled` when
-    `should_stop()` turns true, `ConversionFailed` when the data or the metadata cannot be written;
-    in every such case neither the temporary nor the output file is left behind.
+    `metadata` is flat and keyed by the names in `fields.py`; absent keys mean "not given" (run
+    `autofix.fix_metadata` on them first). A naive session start time is taken to be in `timezone`.
+    Raises `ConversionCancelled` when `should_stop()` turns true, `ConversionFailed` when the data or
+    the metadata cannot be written; in every such case neither the temporary nor the output file is
+    left behind.
+
+    `stub`: a seconds-long preview with every metadata field in place, whose session description
+    says it is a preview. Recordings (every format, including those chosen by name) hold their first
+    `PREVIEW_SECONDS` (first segment), all channels; sorted units (Plexon, Blackrock .nev) use
+    neuroconv's `stub_test`: the spikes up to shortly after each unit's first. Axon patch clamp has
+    no stub in neuroconv and is written whole: ABF files hold seconds of sweeps, a few MB. A preview
+    is not the file to share: never validate it as final.
     """
     chosen = tuple(stream_ids) or detection.default_streams
     streams = [detection.stream(stream_id) for stream_id in chosen]  # KeyError: a caller bug, not user data
@@ -104,17 +123,21 @@ def convert_recording(
         with supported.open_for_reading(source_root, detection, chosen) as view:
             with _failure_as("reading", file_names):
                 converter = supported.build_converter(view, chosen)
-                nwb_metadata = _neuroconv_metadata(
+                nwb_metadata, descriptions = _neuroconv_metadata(
                     converter.get_metadata(),
                     metadata,
                     zone=zone,
                     default_description=_describe(detection, chosen),
+                    recordings=_electrode_recordings(converter),
+                    system=detection.format_label,
+                    preview=stub,
                 )
                 _validate_metadata(converter, nwb_metadata, metadata)
-            conversion_options = _conversion_options(supported, streams, tracker)
+            conversion_options = _conversion_options(supported, streams, tracker, converter, stub=stub)
             tracker.check_stop()  # the last chance for formats that report nothing until the write ends
             with _failure_as("converting", file_names):
                 nwbfile = converter.create_nwbfile(metadata=nwb_metadata, conversion_options=conversion_options)
+                applied = tuple(description.fix for description in descriptions if description.is_in(nwbfile))
                 _write(nwbfile, temporary)
         tracker.check_stop()
         os.replace(temporary, output_path)
@@ -127,6 +150,8 @@ def convert_recording(
         size_bytes=output_path.stat().st_size,
         duration_s=max(stream.duration_s for stream in streams),
         streams=chosen,
+        applied_fixes=applied,
+        preview=stub,
     )
 
 
@@ -182,22 +207,72 @@ def _data_file_names(streams: Sequence[Stream]) -> str:
 
 
 def _conversion_options(
-    supported: SupportedFormat, streams: Sequence[Stream], tracker: _ProgressTracker
+    supported: SupportedFormat,
+    streams: Sequence[Stream],
+    tracker: _ProgressTracker,
+    converter: NWBConverter,
+    *,
+    stub: bool,
 ) -> dict[str, dict[str, Any]]:
     """Per-stream options for the converter: a progress bar in neuroconv's chunk iterator for chunked
-    formats; none for formats written in one piece, whose interfaces take no iterator options."""
-    if supported.progress == "whole":
-        return {}
-    return {
-        stream.id: {
-            "iterator_options": {
-                "display_progress": True,
-                "buffer_gb": _buffer_gb(stream.size_bytes),
-                "progress_bar_class": _progress_bar_class(tracker, stream.id),
+    formats (formats written in one piece take no iterator options); for a stub, `stub_test` for
+    every interface that takes it."""
+    options: dict[str, dict[str, Any]] = {}
+    if supported.progress == "chunked":
+        for stream in streams:
+            options[stream.id] = {
+                "iterator_options": {
+                    "display_progress": True,
+                    "buffer_gb": _buffer_gb(stream.size_bytes),
+                    "progress_bar_class": _progress_bar_class(tracker, stream.id),
+                }
             }
-        }
-        for stream in streams
-    }
+    if stub:
+        shortened = _shorten_recordings(converter)
+        for key, interface in converter.data_interface_objects.items():
+            if key not in shortened and _takes_stub_test(interface):
+                options.setdefault(key, {})["stub_test"] = True
+    return options
+
+
+# How much of each recording a preview holds: seconds, so the user sees real signal (neuroconv's own
+# `stub_test` keeps 100 samples, a few milliseconds), while writing stays quick (2 s of a 384-channel
+# Neuropixels AP band is about 46 MB before compression).
+PREVIEW_SECONDS = 2.0
+
+
+def _shorten_recordings(converter: NWBConverter) -> set[str]:
+    """Cut each recording interface's extractor to its first `PREVIEW_SECONDS` (first segment), lazily:
+    nothing past them is read. Returns the keys of the interfaces cut; the others (sorted units) use
+    neuroconv's `stub_test`."""
+    shortened: set[str] = set()
+    for key, interface in converter.data_interface_objects.items():
+        recording = getattr(interface, "recording_extractor", None)
+        if recording is None or not hasattr(recording, "frame_slice"):
+            continue
+        if recording.get_num_segments() > 1:
+            recording = recording.select_segments([0])
+        frames = min(
+            recording.get_num_samples(segment_index=0), int(PREVIEW_SECONDS * recording.get_sampling_frequency())
+        )
+        interface.recording_extractor = recording.frame_slice(start_frame=0, end_frame=max(frames, 1))
+        shortened.add(key)
+    return shortened
+
+
+def _takes_stub_test(interface: Any) -> bool:
+    """Whether the interface's `add_to_nwbfile` takes `stub_test`, following `**options` that the
+    portal's subclasses pass on to neuroconv's own method."""
+    for cls in type(interface).__mro__:
+        method = cls.__dict__.get("add_to_nwbfile")
+        if method is None:
+            continue
+        parameters = inspect.signature(method).parameters
+        if "stub_test" in parameters:
+            return True
+        if not any(parameter.kind is parameter.VAR_KEYWORD for parameter in parameters.values()):
+            return False
+    return False
 
 
 def _buffer_gb(stream_bytes: int) -> float:
@@ -221,10 +296,18 @@ def _given(values: Mapping[str, Any], name: str) -> Any:
 
 
 def _neuroconv_metadata(
-    base: Mapping[str, Any], values: Mapping[str, Any], *, zone: ZoneInfo, default_description: str
-) -> dict[str, Any]:
+    base: Mapping[str, Any],
+    values: Mapping[str, Any],
+    *,
+    zone: ZoneInfo,
+    default_description: str,
+    recordings: Sequence[Any] = (),
+    system: str = "the recording system",
+    preview: bool = False,
+) -> tuple[dict[str, Any], list[_Description]]:
     """neuroconv's own metadata (devices, electrodes, start time from the file) with the user's
-    fields deep-merged in."""
+    fields deep-merged in, and descriptions for what the reader left undescribed (`recordings`: the
+    recording extractors written as electrical series; `system`: the format's name)."""
     from neuroconv.utils import dict_deep_update
 
     nwbfile: dict[str, Any] = {"identifier": str(uuid.uuid4())}
@@ -238,7 +321,8 @@ def _neuroconv_metadata(
     nwbfile["session_start_time"] = _aware(_as_datetime("session_start_time", start), zone)
     # DANDI names files by subject and session id; the start time is the session's natural id.
     nwbfile["session_id"] = session_label(nwbfile["session_start_time"])
-    nwbfile["session_description"] = _given(values, "session_description") or default_description
+    description = _given(values, "session_description") or default_description
+    nwbfile["session_description"] = f"{description} {_PREVIEW_NOTE}" if preview else description
     for name, spec in FIELDS.items():
         value = _given(values, name)
         if value is None or name in ("session_start_time", "session_description"):
@@ -255,16 +339,110 @@ def _neuroconv_metadata(
             value = _aware(_as_datetime(name, value), zone)
         (nwbfile if spec.placement is Placement.NWBFILE else subject)[name] = value
     update: dict[str, Any] = {"NWBFile": nwbfile}
-    devices = _device_descriptions(base)
-    if devices:  # sorted units have no device, and their metadata no Devices entry to add one to
-        update["Devices"] = devices
     if subject:
         update["Subject"] = subject
+    described = _describe_undescribed(base, recordings, system=system)
+    for description_update in described.updates:
+        update = dict_deep_update(update, description_update)
     merged: dict[str, Any] = dict_deep_update(dict(base), update)
-    return merged
+    if described.electrode_columns:
+        # A list in neuroconv's metadata, which a deep update would append to rather than replace.
+        merged.setdefault("Ecephys", {})["Electrodes"] = described.electrode_columns
+    return merged, described.descriptions
 
 
-def _device_descriptions(base: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+# --- descriptions of what the reader leaves undescribed ------------------------------------------------
+
+_PREVIEW_NOTE = (
+    "PREVIEW: a stub conversion holding only the start of each stream, to check the file's structure and "
+    "metadata; not the file to share."
+)
+# Descriptions neuroconv writes when it has none (nwbinspector reports them as placeholders).
+_PLACEHOLDER_DESCRIPTIONS = frozenset({"", "no description"})
+# Electrodes-table columns whose meaning is known, by the recording property they are written from:
+# Intan's per-channel header fields (Intan RHD/RHS data file format) and spikeinterface's Neuropixels
+# sampling shift. What a column means is a fact about the software that saved it, not about the
+# experiment; columns not listed keep neuroconv's placeholder and are explained, not guessed.
+_COLUMN_MEANINGS = {
+    "native_order": "The channel's number in the amplifier's native order (Intan header field 'native order').",
+    "custom_order": "The channel's position in the order set in Intan's software (Intan header field 'custom order').",
+    "chip_channel_num": "The channel's number on its Intan amplifier chip.",
+    "board_stream_num": "The data stream of the Intan controller board the channel came through.",
+    "port": "The Intan headstage port (A, B, C, D...) the channel was recorded on.",
+    "electrode_impedance_magnitude": "Electrode impedance magnitude in ohms, from the last impedance test in "
+    "Intan's software.",
+    "electrode_impedance_phase": "Electrode impedance phase in degrees, from the last impedance test in Intan's "
+    "software.",
+    "spike_scope_trigger_mode": "How Intan's spike scope display was triggered for this channel: 0 by a voltage "
+    "threshold, 1 by a digital input.",
+    "spike_scope_voltage_thresh": "The voltage threshold of Intan's spike scope display for this channel, in "
+    "microvolts.",
+    "spike_scope_digital_trigger_channel": "The digital input (0-15) that triggers Intan's spike scope display "
+    "in digital-trigger mode.",
+    "spike_scope_digital_edge_polarity": "The edge of the digital input that triggers Intan's spike scope "
+    "display: 0 falling, 1 rising.",
+    "inter_sample_shift": "When the channel is sampled within each sampling period, as a fraction of the "
+    "period: Neuropixels probes digitise their channels in turn, not all at once.",
+}
+_RECORDING_SYSTEM_KEY = "recording_system"
+
+
+@dataclass(frozen=True)
+class _Description:
+    """A description the conversion writes where the reader gave none, for the object it belongs to."""
+
+    kind: str  # one of _OBJECTS
+    name: str
+    before: str
+    text: str
+    reason: str
+
+    @property
+    def fix(self) -> AppliedFix:
+        return AppliedFix(
+            field=f"{self.kind} description '{self.name}'",
+            before=self.before,
+            after=self.text,
+            check_name="check_description",
+            reason=self.reason,
+        )
+
+    def is_in(self, nwbfile: NWBFile) -> bool:
+        """Whether the built file carries this description, so only what was written is reported."""
+        return getattr(_OBJECTS[self.kind](nwbfile, self.name), "description", None) == self.text
+
+
+_OBJECTS: dict[str, Callable[[NWBFile, str], Any]] = {
+    "device": lambda nwbfile, name: nwbfile.devices.get(name),
+    "device model": lambda nwbfile, name: nwbfile.device_models.get(name),
+    "electrode group": lambda nwbfile, name: nwbfile.electrode_groups.get(name),
+    "electrodes column": lambda nwbfile, name: (
+        nwbfile.electrodes[name] if nwbfile.electrodes is not None and name in nwbfile.electrodes.colnames else None
+    ),
+}
+
+
+@dataclass(frozen=True)
+class _Described:
+    updates: tuple[dict[str, Any], ...]  # to deep-merge into the metadata
+    electrode_columns: list[dict[str, str]]  # the whole Ecephys.Electrodes list, when it grows
+    descriptions: list[_Description]
+
+
+def _describe_undescribed(base: Mapping[str, Any], recordings: Sequence[Any], *, system: str) -> _Described:
+    devices, device_descriptions = _device_descriptions(base)
+    models, model_descriptions = _device_model_descriptions(base)
+    groups, group_descriptions = _group_descriptions(base, recordings, system=system)
+    columns, column_descriptions = _column_descriptions(base, recordings)
+    return _Described(
+        # Sorted units have no device, and their metadata no Devices entry to add one to.
+        updates=tuple(update for update in (devices, models, groups) if update),
+        electrode_columns=columns,
+        descriptions=[*device_descriptions, *model_descriptions, *group_descriptions, *column_descriptions],
+    )
+
+
+def _device_descriptions(base: Mapping[str, Any]) -> tuple[dict[str, Any], list[_Description]]:
     """Describe each device from its model (e.g. "Neuropixels 1.0 probe (imec NP1000)").
 
     neuroconv leaves Device.description empty, which nwbinspector reports; the model read from the
@@ -272,18 +450,169 @@ def _device_descriptions(base: Mapping[str, Any]) -> dict[str, dict[str, str]]:
     """
     models = base.get("DeviceModels", {})
     described: dict[str, dict[str, str]] = {}
+    descriptions: list[_Description] = []
     for key, device in base.get("Devices", {}).items():
         if not isinstance(device, Mapping) or device.get("description"):
             continue
         model = models.get(device.get("device_model_metadata_key", ""), {})
-        words = [model.get("description") or device.get("name", "recording device")]
+        name = str(device.get("name", key))
+        words = [model.get("description") or name]
         maker = " ".join(str(part) for part in (model.get("manufacturer"), model.get("model_number")) if part)
         if maker:
             words.append(f"({maker})")
         if device.get("serial_number"):
             words.append(f"serial number {device['serial_number']}")
         described[key] = {"description": " ".join(words)}
-    return described
+        descriptions.append(
+            _Description(
+                "device", name, "", described[key]["description"], "described from the model read from the file"
+            )
+        )
+    return ({"Devices": described} if described else {}), descriptions
+
+
+def _device_model_descriptions(base: Mapping[str, Any]) -> tuple[dict[str, Any], list[_Description]]:
+    """Describe each device model that has no description by its maker and name (e.g. "Intan RHD2000
+    Recording System"), as read from the file."""
+    described: dict[str, dict[str, str]] = {}
+    descriptions: list[_Description] = []
+    for key, model in base.get("DeviceModels", {}).items():
+        if not isinstance(model, Mapping) or model.get("description"):
+            continue
+        name = str(model.get("name", key))
+        words = [str(model["manufacturer"])] if model.get("manufacturer") else []
+        words.append(name)
+        if model.get("model_number") and model["model_number"] != name:
+            words.append(f"(model number {model['model_number']})")
+        described[key] = {"description": " ".join(words)}
+        descriptions.append(
+            _Description(
+                "device model",
+                name,
+                "",
+                described[key]["description"],
+                "described from the maker and model read from the file",
+            )
+        )
+    return ({"DeviceModels": described} if described else {}), descriptions
+
+
+def _group_descriptions(
+    base: Mapping[str, Any], recordings: Sequence[Any], *, system: str
+) -> tuple[dict[str, Any], list[_Description]]:
+    """Describe electrode groups the reader leaves undescribed, by the system that recorded them.
+
+    A group with no metadata at all (readers chosen by name often give none) would be written with
+    neuroconv's placeholders: description "no description" and, unless a probe names the device, an
+    undescribed "PlaceholderElectrodeDevice". Such groups get a description and, where needed, a
+    device named and described after the recording system; where the electrodes were is left
+    unknown.
+    """
+    text = f"Channels recorded with {system}; the file does not say where the electrodes were."
+    reason = "described from the recording system; where the electrodes were is not in the file"
+    metadata_groups = base.get("Ecephys", {}).get("ElectrodeGroups", {})
+    groups: dict[str, dict[str, Any]] = {}
+    descriptions: list[_Description] = []
+    for key, group in metadata_groups.items():
+        if isinstance(group, Mapping) and str(group.get("description", "")).strip() in _PLACEHOLDER_DESCRIPTIONS:
+            groups[key] = {"description": text}
+            name = str(group.get("name", key))
+            # neuroconv writes "no description" for a group without one.
+            before = str(group.get("description", "no description"))
+            descriptions.append(_Description("electrode group", name, before, text, reason))
+    named = {str(group.get("name")) for group in metadata_groups.values() if isinstance(group, Mapping)}
+    system_device = {
+        "name": _camel(system),
+        "description": f"Recorded with {system}; the file does not name the amplifier or the electrodes.",
+    }
+    # A device of that name from the reader is used as it is (and described above if it needs to be).
+    device_key = next(
+        (key for key, device in base.get("Devices", {}).items() if device.get("name") == system_device["name"]),
+        None,
+    )
+    devices: dict[str, dict[str, str]] = {}
+    for recording in recordings:
+        probe_names_the_device = _probe_names_the_device(recording)
+        for name in _group_names(recording):
+            if name in named:
+                continue
+            named.add(name)
+            group = {"name": name, "description": text}
+            descriptions.append(_Description("electrode group", name, "no description", text, reason))
+            if not probe_names_the_device:
+                if device_key is None:
+                    device_key = _RECORDING_SYSTEM_KEY
+                    devices[device_key] = system_device
+                    descriptions.append(
+                        _Description(
+                            "device",
+                            system_device["name"],
+                            "",
+                            system_device["description"],
+                            "named and described after the recording system (neuroconv would write an undescribed "
+                            "'PlaceholderElectrodeDevice')",
+                        )
+                    )
+                group["device_metadata_key"] = device_key
+            # A key of its own: metadata keys are handles, and the reader's may equal this group's name.
+            groups[f"{_RECORDING_SYSTEM_KEY}:{name}"] = group
+    update: dict[str, Any] = {"Ecephys": {"ElectrodeGroups": groups}} if groups else {}
+    if devices:
+        update["Devices"] = devices
+    return update, descriptions
+
+
+def _column_descriptions(
+    base: Mapping[str, Any], recordings: Sequence[Any]
+) -> tuple[list[dict[str, str]], list[_Description]]:
+    """The Ecephys.Electrodes list with a description for each column whose meaning is known, where
+    the reader gave none (neuroconv would write "no description"); an empty list when none is added."""
+    columns = [dict(column) for column in base.get("Ecephys", {}).get("Electrodes", [])]
+    described = {column.get("name") for column in columns}
+    written = {key for recording in recordings for key in recording.get_property_keys()}
+    descriptions = [
+        _Description(
+            "electrodes column",
+            name,
+            "no description",
+            _COLUMN_MEANINGS[name],
+            "described from what the recording software's field means",
+        )
+        for name in sorted(written & _COLUMN_MEANINGS.keys() - described)
+    ]
+    if not descriptions:
+        return [], []
+    return [*columns, *({"name": d.name, "description": d.text} for d in descriptions)], descriptions
+
+
+def _electrode_recordings(converter: NWBConverter) -> list[Any]:
+    """The recording extractors the converter writes as electrical series (with electrodes)."""
+    from neuroconv.datainterfaces.ecephys.baserecordingextractorinterface import BaseRecordingExtractorInterface
+
+    return [
+        interface.recording_extractor
+        for interface in converter.data_interface_objects.values()
+        if isinstance(interface, BaseRecordingExtractorInterface)
+    ]
+
+
+def _group_names(recording: Any) -> list[str]:
+    """The electrode group names neuroconv gives the recording's channels (its own rule)."""
+    from neuroconv.tools.spikeinterface.spikeinterface import _get_group_name
+
+    return list(dict.fromkeys(str(name) for name in _get_group_name(recording=recording)))
+
+
+def _probe_names_the_device(recording: Any) -> bool:
+    """Whether neuroconv takes the device of an undescribed group from the recording's probe."""
+    from neuroconv.tools.spikeinterface.spikeinterface import _get_probe_device_metadata
+
+    probes = recording.get_probegroup().probes if recording.has_probe() else []
+    return len(probes) == 1 and _get_probe_device_metadata(probe=probes[0]) is not None
+
+
+def _camel(words: str) -> str:
+    return "".join(word[:1].upper() + word[1:] for word in re.split(r"[^0-9A-Za-z]+", words) if word) or "Recording"
 
 
 def _as_datetime(name: str, value: Any) -> datetime:

@@ -4,11 +4,12 @@ what it finds in words a scientist can act on."""
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 logger = logging.getLogger(__name__)
 
@@ -123,32 +124,121 @@ def outcome_of(issues: Iterable[InspectionIssue]) -> Outcome:
     return Outcome.PASSED
 
 
+def rule_for(check_name: str) -> Rule | None:
+    """The portal's rule for an nwbinspector check (or for this module's own issue names), if any."""
+    return RULES.get(check_name)
+
+
+def action_for(issue: InspectionIssue) -> str:
+    """ "fix", "ask" or "explain": what the portal does about `issue` ("explain" for unknown checks,
+    and for a "fix" rule's issue about an object its fix does not cover)."""
+    rule = RULES.get(issue.check_name)
+    if rule is None:
+        return "explain"
+    if rule.action == "fix" and rule.fixes_only and issue.object_type not in rule.fixes_only:
+        return "explain"
+    return rule.action
+
+
 def explain(issue: InspectionIssue) -> str:
     """One plain sentence for a scientist; the inspector's own message when the check is not known."""
-    guidance = _GUIDANCE.get(issue.check_name)
-    if guidance is None:
+    rule = RULES.get(issue.check_name)
+    if rule is None:
         return _first_sentence(issue.message)
-    return guidance.text(issue) if callable(guidance.text) else guidance.text
+    return rule.text(issue) if callable(rule.text) else rule.text
 
 
 def fields_for(issue: InspectionIssue) -> tuple[str, ...]:
     """The metadata fields (names from `fields.py`) whose values would resolve `issue`."""
-    guidance = _GUIDANCE.get(issue.check_name)
-    return guidance.fields if guidance else ()
+    rule = RULES.get(issue.check_name)
+    return rule.fields if rule else ()
 
 
 @dataclass(frozen=True)
-class _Guidance:
+class Rule:
+    """What the portal does about one check.
+
+    "fix": the portal prevents it itself; `how` says what does it and where, and `fields` the metadata
+    fields it rewrites, if any. "ask": only the user knows the answer; `fields` (names from
+    `fields.py`) are what to ask for and `text` the words. "explain": there is nothing to ask for;
+    `text` says what it means and what, if anything, the user can do.
+    """
+
+    action: Literal["fix", "ask", "explain"]
     text: str | Callable[[InspectionIssue], str]
     fields: tuple[str, ...] = ()
+    how: str = ""
+    # For a "fix" rule, the object types its fix covers (empty: all). An issue about another object
+    # cannot be fixed by the portal, so it is only explained.
+    fixes_only: tuple[str, ...] = ()
+
+
+# Checks of modalities the portal never writes are left out of RULES: ophys (ImagingPlane,
+# OpticalChannel, PlaneSegmentation, RoiResponseSeries), behavior (SpatialSeries, CompassDirection),
+# images and image series (ImageSeries, Images, IndexSeries) and optogenetics
+# (OptogeneticStimulusSite). The portal converts ecephys and icephys recordings and sorted units,
+# which hold none of these types, so those checks cannot fire on its files. Listed by neurodata type
+# so that a new check on any other type (tests iterate nwbinspector's registry) needs a rule.
+LEFT_OUT_NEURODATA_TYPES = frozenset(
+    {
+        "ImagingPlane",
+        "OpticalChannel",
+        "PlaneSegmentation",
+        "RoiResponseSeries",
+        "SpatialSeries",
+        "CompassDirection",
+        "ImageSeries",
+        "Images",
+        "IndexSeries",
+        "OptogeneticStimulusSite",
+    }
+)
+
+_DESCRIBED_BY_CONVERSION = ("Device", "DeviceModel", "ElectrodeGroup")
+_OBJECT_WORDS = {
+    "NWBFile": "file",
+    "Device": "device",
+    "DeviceModel": "device model",
+    "ElectrodeGroup": "electrode group",
+    "Subject": "subject",
+    "ElectricalSeries": "recording",
+    "TimeSeries": "signal",
+    "Units": "table of sorted units",
+    "IntracellularElectrode": "patch-clamp electrode",
+}
+# Said of problems in the recorded data itself, which the conversion copies as the reader gives them.
+_FROM_THE_RECORDING = (
+    "The conversion writes what the recording software saved, so check the original files (or export "
+    "them again); if they look right, tell the portal's maintainers."
+)
+
+
+def _named(issue: InspectionIssue) -> str:
+    what = _OBJECT_WORDS.get(issue.object_type, issue.object_type or "object")
+    if issue.object_type in ("NWBFile", "Subject"):  # one per file; their names ("root", "subject") say nothing
+        return f"The {what}"
+    return f"The {what} '{issue.object_name}'" if issue.object_name else f"A {what}"
+
+
+def _quoted(message: str, quote: str = "'") -> str:
+    """The first value the inspector quotes in its message ('...'), or ""."""
+    found = re.search(f"{quote}([^{quote}]*){quote}", message)
+    return found.group(1) if found else ""
 
 
 def _describe_missing_description(issue: InspectionIssue) -> str:
-    what = {"Device": "device", "Subject": "subject", "ElectrodeGroup": "electrode group"}.get(
-        issue.object_type, issue.object_type or "an object"
-    )
-    name = f" '{issue.object_name}'" if issue.object_name and issue.object_type != "Subject" else ""
-    return f"The {what}{name} has no description; a short one helps others understand the data."
+    missing = "has only a placeholder description" if "placeholder" in issue.message else "has no description"
+    if issue.object_type == "Subject":
+        return (
+            "The subject has no description. It is optional: a sentence about the animal beyond its species, sex "
+            "and age (genotype, surgery, housing) helps others reuse the data."
+        )
+    if issue.object_type in ("VectorData", "DynamicTableRegion", "VectorIndex"):
+        return (
+            f"The table column '{issue.object_name}' {missing}: the recording software saved it without saying "
+            "what it holds, and the portal does not know. It needs nothing from you."
+        )
+    return f"{_named(issue)} {missing}; a short one helps others understand the data."
 
 
 def _describe_sex(issue: InspectionIssue) -> str:
@@ -162,7 +252,11 @@ def _describe_sex(issue: InspectionIssue) -> str:
 def _describe_age(issue: InspectionIssue) -> str:
     if "missing" in issue.message:
         return "The subject's age is missing; give it (e.g. 90 days) or a date of birth."
-    return "The subject's age is not in a form NWB accepts; give it in days, weeks or months (e.g. P90D for 90 days)."
+    given = _quoted(issue.message)
+    return (
+        f"The subject's age{f' ({given!r})' if given else ''} is not in a form NWB accepts and could not be "
+        "rewritten without guessing; give it in days, weeks or months (e.g. 90 days, which NWB writes P90D)."
+    )
 
 
 def _describe_missing_cell_id(issue: InspectionIssue) -> str:
@@ -173,66 +267,341 @@ def _describe_missing_cell_id(issue: InspectionIssue) -> str:
     )
 
 
-_GUIDANCE: dict[str, _Guidance] = {
-    "check_subject_exists": _Guidance(
-        "The file has no subject: DANDI needs the animal's id, species, sex and age.",
-        ("subject_id", "species", "sex", "age"),
+def _describe_experimenter_form(issue: InspectionIssue) -> str:
+    name = _quoted(issue.message)
+    given = f" ('{name}')" if name else ""
+    return (
+        f"The experimenter's name{given} is not written 'Last, First' (e.g. Smith, Jane), and the portal could not "
+        "tell which part is the family name; give the full name in that form."
+    )
+
+
+def _describe_empty_optional_text(issue: InspectionIssue) -> str:
+    attribute = _quoted(issue.message, quote='"')
+    return (
+        f"{_named(issue)} has an optional text ('{attribute}') left empty: the recording does not give it. This is "
+        "only a suggestion and needs nothing from you."
+    )
+
+
+def _describe_location(issue: InspectionIssue) -> str:
+    where = _quoted(issue.message) or "unknown"
+    what = "patch-clamp electrode's" if issue.object_type == "IntracellularElectrode" else "electrodes'"
+    return (
+        f"The {what} brain area ('{where}') is not a term of the Allen Mouse Brain Atlas; if you know where they "
+        "were, name the area with an Atlas term (e.g. VISp). DANDI accepts the file without it."
+    )
+
+
+_SUBJECT_ID_FIX = "before converting, `autofix.fix_metadata` replaces '/' (and '\\') in the subject id by '-'"
+
+RULES: dict[str, Rule] = {
+    # --- the session ---------------------------------------------------------------------------------
+    "check_session_start_time_future_date": Rule(
+        "ask", "The session start time is in the future; check the date, time and timezone.", ("session_start_time",)
     ),
-    "check_subject_id_exists": _Guidance(
-        "The subject has no id; give the animal's id as your lab records it.", ("subject_id",)
+    "check_session_start_time_old_date": Rule(
+        "ask",
+        "The session start time is before 1980, which usually means the recording computer's clock was not set; "
+        "give the real date and time.",
+        ("session_start_time",),
     ),
-    "check_subject_id_no_slashes": _Guidance(
-        "The subject id contains a slash (/), which DANDI cannot use in file names; use a dash instead.",
-        ("subject_id",),
+    "check_experimenter_exists": Rule(
+        "ask", "No experimenter is named; say who recorded the session.", ("experimenter",)
     ),
-    "check_session_id_no_slashes": _Guidance(
-        "The session id contains a slash (/), which DANDI cannot use in file names; use a dash instead."
+    "check_experimenter_form": Rule(
+        "ask",
+        _describe_experimenter_form,
+        ("experimenter",),
+        how="before converting, `autofix.fix_metadata` rewrites names it can read unambiguously ('Jane Smith' "
+        "becomes 'Smith, Jane'); only the others reach the user",
     ),
-    "check_subject_sex": _Guidance(_describe_sex, ("sex",)),
-    "check_subject_species_exists": _Guidance(
-        "The subject's species is missing; give its Latin name, e.g. Mus musculus.", ("species",)
-    ),
-    "check_subject_species_form": _Guidance(
-        "The species must be a Latin name such as Mus musculus, not a common name.", ("species",)
-    ),
-    "check_subject_age": _Guidance(_describe_age, ("age",)),
-    "check_subject_proper_age_range": _Guidance(
-        "The subject's age range is the wrong way round; put the lower bound first (e.g. P60D/P90D).",
-        ("age",),
-    ),
-    "check_subject_weight": _Guidance("The subject's weight needs a number and a unit, e.g. 0.025 kg."),
-    "check_experimenter_exists": _Guidance(
-        "No experimenter is named; say who recorded the session.", ("experimenter",)
-    ),
-    "check_experimenter_form": _Guidance(
-        "Experimenter names should be written 'Last, First' (e.g. Smith, Jane).", ("experimenter",)
-    ),
-    "check_institution": _Guidance("The institution where the data was recorded is missing.", ("institution",)),
-    "check_keywords": _Guidance("The file has no keywords; a few help others find the data on DANDI.", ("keywords",)),
-    "check_experiment_description": _Guidance(
+    "check_experiment_description": Rule(
+        "ask",
         "The experiment is not described; a sentence on what was studied helps others reuse the data.",
         ("experiment_description",),
     ),
-    "check_description": _Guidance(_describe_missing_description),
-    "check_electrodes_location_allen_ccf": _Guidance(
-        "The electrodes' brain area is 'unknown'; name it with an Allen Mouse Brain Atlas term (e.g. VISp) if known."
+    "check_institution": Rule("ask", "The institution where the data was recorded is missing.", ("institution",)),
+    "check_keywords": Rule("ask", "The file has no keywords; a few help others find the data on DANDI.", ("keywords",)),
+    "check_doi_publications": Rule(
+        "explain",
+        "A related publication is not written as a DOI (e.g. doi:10.1234/abcd or https://doi.org/10.1234/abcd); "
+        "the portal does not write publications, so this comes from elsewhere and is only a suggestion.",
     ),
-    "check_session_start_time_future_date": _Guidance(
-        "The session start time is in the future; check the date and time.", ("session_start_time",)
+    "check_session_id_no_slashes": Rule(
+        "fix",
+        "The session id contains a slash (/), which DANDI cannot use in file names; use a dash instead.",
+        how="conversion sets the session id from the start time (e.g. 20240315T143000), which has no slash",
     ),
-    "check_session_start_time_old_date": _Guidance(
-        "The session start time is before 1980, which is likely wrong; check the date.",
-        ("session_start_time",),
+    "check_file_extension": Rule(
+        "fix",
+        "The file's name does not end in .nwb.",
+        how="the portal names every file it writes '<name>.nwb'",
     ),
-    "check_column_binary_capability": _Guidance(
-        "A table column holds only two values; this is a storage suggestion and needs nothing from you."
+    "check_processing_module_name": Rule(
+        "explain",
+        "A processing module has a name other than NWB's usual ones (ecephys, icephys, behavior...); this is a "
+        "naming suggestion and needs nothing from you.",
     ),
-    "check_data_orientation": _Guidance("A data array seems to be stored with time along the wrong axis."),
-    "check_intracellular_electrode_cell_id_exists": _Guidance(_describe_missing_cell_id),
-    "check_single_row": _Guidance("A table has only one row; this is a storage suggestion and needs nothing from you."),
-    UNREADABLE_FILE: _Guidance("The NWB file could not be opened; the conversion needs to be run again."),
-    SCHEMA_VIOLATION: _Guidance("The file does not follow the NWB format's rules; the conversion needs fixing."),
-    CHECK_CRASHED: _Guidance("One of the inspector's checks could not run on this file."),
+    # --- the subject ---------------------------------------------------------------------------------
+    "check_subject_exists": Rule(
+        "ask",
+        "The file has no subject: DANDI needs the animal's id, species, sex and age.",
+        ("subject_id", "species", "sex", "age"),
+    ),
+    "check_subject_id_exists": Rule(
+        "ask", "The subject has no id; give the animal's id as your lab records it.", ("subject_id",)
+    ),
+    "check_subject_id_no_slashes": Rule(
+        "fix",
+        "The subject id contains a slash (/), which DANDI cannot use in file names; use a dash instead.",
+        ("subject_id",),
+        how=_SUBJECT_ID_FIX,
+    ),
+    "check_subject_sex": Rule(
+        "ask",
+        _describe_sex,
+        ("sex",),
+        how="before converting, `autofix.fix_metadata` writes words such as 'female' as F",
+    ),
+    "check_subject_species_exists": Rule(
+        "ask", "The subject's species is missing; give its Latin name, e.g. Mus musculus.", ("species",)
+    ),
+    "check_subject_species_form": Rule(
+        "ask",
+        "The species must be a Latin name such as Mus musculus, and the portal could not tell which species "
+        "was meant; give the Latin name.",
+        ("species",),
+        how="before converting, `autofix.fix_metadata` writes common names it knows ('mouse') as the Latin name",
+    ),
+    "check_subject_age": Rule(
+        "ask",
+        _describe_age,
+        ("age",),
+        how="before converting, `autofix.fix_metadata` writes ages such as '90 days' as P90D; words without a "
+        "number ('adult') are left for the user",
+    ),
+    "check_subject_proper_age_range": Rule(
+        "ask",
+        "The subject's age range is the wrong way round; put the lower bound first (e.g. P60D/P90D).",
+        ("age",),
+    ),
+    "check_subject_weight": Rule(
+        "explain",
+        "The subject's weight needs a number and a unit, e.g. 0.025 kg; the portal does not ask for weight, so "
+        "this value came from elsewhere.",
+    ),
+    # --- any object ----------------------------------------------------------------------------------
+    "check_description": Rule(
+        "fix",
+        _describe_missing_description,
+        how="conversion describes each device and device model from the model, maker and serial number read "
+        "from the file, electrode groups the reader leaves undescribed from the recording system, and the "
+        "electrodes-table columns whose meaning it knows (Intan header fields, Neuropixels sampling shift)",
+        fixes_only=_DESCRIBED_BY_CONVERSION,
+    ),
+    "check_name_slashes": Rule(
+        "explain",
+        lambda issue: (
+            f"{_named(issue)} has a '/' or '\\' in its name, which NWB reserves for paths inside the "
+            "file. The name comes from the recording (a stream, channel group or device name); tell the portal's "
+            "maintainers."
+        ),
+    ),
+    "check_name_colons": Rule(
+        "explain",
+        lambda issue: (
+            f"{_named(issue)} has a ':' in its name, which some tools handle badly. The name comes from "
+            "the recording; this is only a suggestion and needs nothing from you."
+        ),
+    ),
+    "check_empty_string_for_optional_attribute": Rule("explain", _describe_empty_optional_text),
+    "check_small_dataset_compression": Rule(
+        "fix",
+        "A large array in the file is stored without compression.",
+        how="conversion writes every array with neuroconv's default compression (gzip), see "
+        "`conversion.build_backend_configuration`",
+    ),
+    "check_large_dataset_compression": Rule(
+        "fix",
+        "A very large array in the file is stored without compression.",
+        how="conversion writes every array with neuroconv's default compression (gzip), see "
+        "`conversion.build_backend_configuration`",
+    ),
+    # --- extracellular recordings and sorted units ----------------------------------------------------
+    "check_electrodes_location_allen_ccf": Rule("explain", _describe_location),
+    "check_electrical_series_dims": Rule(
+        "explain",
+        lambda issue: (
+            f"{_named(issue)} has a different number of channels than electrodes listed for it, so "
+            "the data may be stored the wrong way round. This is a conversion error; tell the portal's maintainers."
+        ),
+    ),
+    "check_electrical_series_reference_electrodes_table": Rule(
+        "explain",
+        lambda issue: (
+            f"{_named(issue)} does not point to the file's electrodes table. This is a conversion "
+            "error; tell the portal's maintainers."
+        ),
+    ),
+    "check_electrical_series_unscaled_data": Rule(
+        "explain",
+        lambda issue: (
+            f"{_named(issue)} is stored as raw numbers without the factor that turns them into volts: "
+            "the file does not give the gain. The data are intact; if you know the gain, the recording can be "
+            "converted again with it."
+        ),
+    ),
+    "check_units_table_has_spikes": Rule(
+        "explain",
+        "The table of sorted units has no spike times. " + _FROM_THE_RECORDING,
+    ),
+    "check_negative_spike_times": Rule(
+        "explain",
+        "Some spike times are before the session start. " + _FROM_THE_RECORDING,
+    ),
+    "check_ascending_spike_times": Rule(
+        "explain",
+        "Some units' spike times are out of order or repeated, which a sorting should not produce. "
+        + _FROM_THE_RECORDING,
+    ),
+    "check_spike_times_not_in_samples": Rule(
+        "explain",
+        "The spike times are whole numbers, as if they counted samples rather than seconds. " + _FROM_THE_RECORDING,
+    ),
+    "check_units_table_duration": Rule(
+        "explain",
+        "The spike times span more than a year, which suggests they are not in seconds. " + _FROM_THE_RECORDING,
+    ),
+    "check_spike_times_not_in_unobserved_interval": Rule(
+        "explain",
+        "Some spikes fall outside the periods the units are said to have been observed. " + _FROM_THE_RECORDING,
+    ),
+    "check_units_resolution_is_set": Rule(
+        "explain",
+        "The table of sorted units does not say how precise its spike times are (one sample of the recording "
+        "system). It needs nothing from you.",
+    ),
+    "check_units_resolution_is_valid": Rule(
+        "explain",
+        "The precision given for the spike times is over 10 ms, as if the sampling rate had been given instead. "
+        + _FROM_THE_RECORDING,
+    ),
+    # --- patch clamp -----------------------------------------------------------------------------------
+    "check_intracellular_electrode_cell_id_exists": Rule("explain", _describe_missing_cell_id),
+    "check_intracellular_electrode_location_allen_ccf": Rule("explain", _describe_location),
+    "check_sweeptable_deprecated": Rule(
+        "fix",
+        "The file uses NWB's old table of sweeps (SweepTable).",
+        how="conversion writes sweeps into NWB's intracellular recordings tables (neuroconv's "
+        "AxonIntracellularConverter), never the old SweepTable",
+    ),
+    # --- tables ------------------------------------------------------------------------------------------
+    "check_single_row": Rule(
+        "explain", "A table has only one row; this is a storage suggestion and needs nothing from you."
+    ),
+    "check_column_binary_capability": Rule(
+        "explain",
+        "A table column holds only two values; this is a storage suggestion and needs nothing from you.",
+    ),
+    "check_empty_table": Rule("explain", lambda issue: f"{_named(issue)} is empty. It needs nothing from you."),
+    "check_col_not_nan": Rule(
+        "explain",
+        "A table column holds no values (only NaN): the recording did not give them. It needs nothing from you.",
+    ),
+    "check_table_values_for_dict": Rule(
+        "explain",
+        "A table column holds structured text (a dictionary written as a string) where separate columns would be "
+        "clearer. It comes from the recording's settings and needs nothing from you.",
+    ),
+    "check_ids_unique": Rule(
+        "explain",
+        lambda issue: (
+            f"{_named(issue)} lists the same row id twice. This is a conversion error; tell the portal's maintainers."
+        ),
+    ),
+    "check_dynamic_table_region_data_validity": Rule(
+        "explain",
+        lambda issue: (
+            f"{_named(issue)} points to rows that do not exist. This is a conversion error; tell the "
+            "portal's maintainers."
+        ),
+    ),
+    "check_table_time_columns_are_not_negative": Rule(
+        "explain", "Some times in a table are before the session start. " + _FROM_THE_RECORDING
+    ),
+    "check_time_intervals_start_time_not_constant": Rule(
+        "explain", "Every interval in a table starts at the same time. " + _FROM_THE_RECORDING
+    ),
+    "check_time_interval_time_columns": Rule(
+        "explain", "The intervals of a table are not in time order. " + _FROM_THE_RECORDING
+    ),
+    "check_time_intervals_stop_after_start": Rule(
+        "explain", "Some intervals end before they start. " + _FROM_THE_RECORDING
+    ),
+    "check_time_intervals_duration": Rule(
+        "explain", "The intervals of a table span more than a year. " + _FROM_THE_RECORDING
+    ),
+    # --- signals (time series) -------------------------------------------------------------------------
+    "check_data_orientation": Rule(
+        "explain",
+        lambda issue: (
+            f"{_named(issue)} has more channels than samples, so it looks stored the wrong way round. "
+            "That is expected for a recording this short (a preview, or a file of a few samples) and needs nothing "
+            "from you; on a long recording, tell the portal's maintainers."
+        ),
+    ),
+    "check_timestamps_match_first_dimension": Rule(
+        "explain",
+        lambda issue: f"{_named(issue)} has a different number of time stamps than samples. " + _FROM_THE_RECORDING,
+    ),
+    "check_timestamps_ascending": Rule(
+        "explain", lambda issue: f"{_named(issue)} has time stamps out of order. " + _FROM_THE_RECORDING
+    ),
+    "check_timestamps_without_nans": Rule(
+        "explain", lambda issue: f"{_named(issue)} has missing time stamps (NaN). " + _FROM_THE_RECORDING
+    ),
+    "check_timestamp_of_the_first_sample_is_not_negative": Rule(
+        "explain", lambda issue: f"{_named(issue)} starts before the session start. " + _FROM_THE_RECORDING
+    ),
+    "check_regular_timestamps": Rule(
+        "explain",
+        lambda issue: (
+            f"{_named(issue)} stores a time stamp for every sample although they are evenly spaced; a "
+            "start time and a rate would be smaller. This is a storage suggestion and needs nothing from you."
+        ),
+    ),
+    "check_missing_unit": Rule(
+        "explain",
+        lambda issue: f"{_named(issue)} does not say its unit (volts, amperes...): the recording does not give it.",
+    ),
+    "check_resolution": Rule(
+        "explain",
+        lambda issue: f"{_named(issue)} gives an impossible resolution (zero or negative). " + _FROM_THE_RECORDING,
+    ),
+    "check_rate_is_not_zero": Rule(
+        "explain", lambda issue: f"{_named(issue)} has a sampling rate of 0 Hz. " + _FROM_THE_RECORDING
+    ),
+    "check_rate_is_positive": Rule(
+        "explain", lambda issue: f"{_named(issue)} has a negative sampling rate. " + _FROM_THE_RECORDING
+    ),
+    "check_rate_not_below_threshold": Rule(
+        "explain",
+        lambda issue: (
+            f"{_named(issue)} has a sampling rate below 0.01 Hz, as if the sampling period had been "
+            "given instead. " + _FROM_THE_RECORDING
+        ),
+    ),
+    "check_time_series_duration": Rule(
+        "explain", lambda issue: f"{_named(issue)} seems to last more than a year. " + _FROM_THE_RECORDING
+    ),
+    "check_time_series_data_is_not_empty": Rule(
+        "explain", lambda issue: f"{_named(issue)} holds no samples. " + _FROM_THE_RECORDING
+    ),
+    # --- this module's own issues --------------------------------------------------------------------
+    UNREADABLE_FILE: Rule("explain", "The NWB file could not be opened; the conversion needs to be run again."),
+    SCHEMA_VIOLATION: Rule("explain", "The file does not follow the NWB format's rules; the conversion needs fixing."),
+    CHECK_CRASHED: Rule("explain", "One of the inspector's checks could not run on this file."),
 }
 
 

@@ -12,9 +12,12 @@ from zoneinfo import ZoneInfo
 import numpy as np
 import pytest
 
-from conversions.nwb.conversion import ConversionResult, convert_recording, temporary_path_for
+from conversions.nwb.autofix import AppliedFix
+from conversions.nwb.conversion import PREVIEW_SECONDS, ConversionResult, convert_recording, temporary_path_for
 from conversions.nwb.detection import Detection, detect_format
 from conversions.nwb.errors import ConversionCancelled, ConversionFailed
+from conversions.nwb.synthetic import write_spikeglx
+from conversions.nwb.validation import action_for, inspect_nwb
 
 from .conftest import CHANNELS, START, real_recording
 
@@ -319,3 +322,147 @@ def test_meta_with_notes_in_the_windows_code_page_converts(upload: Path, tmp_pat
 
     raw = _raw(upload / f"{RUN}.imec0.ap.bin", CHANNELS + 1)
     assert np.array_equal(read_nwb(tmp_path / "x.nwb").acquisition["ElectricalSeriesAP"].data[:], raw[:, :CHANNELS])
+
+
+# --- descriptions the conversion writes where the reader gave none -----------------------------------
+
+
+def test_the_device_description_is_returned_as_a_fix(ap_lf_upload: Path, tmp_path: Path, read_nwb: Any) -> None:
+    detection = detect_format(ap_lf_upload)
+
+    result = _convert(ap_lf_upload, detection, tmp_path / "x.nwb", metadata=FULL_METADATA)
+
+    (fix,) = result.applied_fixes
+    description = read_nwb(tmp_path / "x.nwb").devices["NeuropixelsImec0"].description
+    assert fix == AppliedFix(
+        field="device description 'NeuropixelsImec0'",
+        before="",
+        after=description,
+        check_name="check_description",
+        reason=fix.reason,
+    )
+    assert description.startswith("Neuropixels 1.0 probe (imec")
+    issues = inspect_nwb(tmp_path / "x.nwb")
+    assert not [issue for issue in issues if issue.check_name == "check_description" and issue.object_type == "Device"]
+    assert not [issue for issue in issues if action_for(issue) == "fix"]
+
+
+def test_intan_header_columns_are_described(tmp_path: Path, read_nwb: Any) -> None:
+    root = real_recording("intan")
+    metadata = {**FULL_METADATA, "session_start_time": "2024-03-15T14:30:00"}
+
+    result = _convert(root, detect_format(root), tmp_path / "x.nwb", metadata=metadata)
+
+    nwbfile = read_nwb(tmp_path / "x.nwb")
+    fixed = {fix.field: fix for fix in result.applied_fixes}
+    impedance = fixed["electrodes column description 'electrode_impedance_magnitude'"]
+    assert impedance.before == "no description"
+    assert impedance.after == nwbfile.electrodes["electrode_impedance_magnitude"].description
+    assert "ohms" in impedance.after
+    model = fixed["device model description 'RHD2000 Recording System'"]
+    assert (
+        model.after == nwbfile.device_models["RHD2000 Recording System"].description == "Intan RHD2000 Recording System"
+    )
+    assert {fix.check_name for fix in result.applied_fixes} == {"check_description"}
+    # Only the subject's own (optional) description is left, which nothing in the file could say.
+    undescribed = {
+        issue.object_type for issue in inspect_nwb(tmp_path / "x.nwb") if issue.check_name == "check_description"
+    }
+    assert undescribed == {"Subject"}
+
+
+def test_groups_a_reader_leaves_undescribed_get_the_recording_systems_name(tmp_path: Path, read_nwb: Any) -> None:
+    root = real_recording("blackrock/example")
+    detection = detect_format(root, format_key="neuroconv:BlackrockRecordingInterface")
+    metadata = {**FULL_METADATA, "session_start_time": "2024-03-15T14:30:00"}  # the .ns2 header has none
+
+    result = _convert(root, detection, tmp_path / "x.nwb", metadata=metadata)
+
+    nwbfile = read_nwb(tmp_path / "x.nwb")
+    (group,) = nwbfile.electrode_groups.values()
+    assert "Blackrock" in group.description and "does not say where the electrodes were" in group.description
+    assert group.location == "unknown"  # not guessed
+    assert "PlaceholderElectrodeDevice" not in nwbfile.devices
+    assert group.device.description.startswith("Recorded with Blackrock")
+    assert sorted(fix.field for fix in result.applied_fixes) == [
+        f"device description '{group.device.name}'",
+        f"electrode group description '{group.name}'",
+    ]
+    assert not [issue for issue in inspect_nwb(tmp_path / "x.nwb") if action_for(issue) == "fix"]
+
+
+# --- stub conversions (previews) -------------------------------------------------------------------
+
+
+def test_a_stub_holds_the_first_seconds_of_every_stream_and_says_it_is_a_preview(
+    tmp_path: Path, read_nwb: Any
+) -> None:
+    recording = write_spikeglx(tmp_path / "long", run="long", duration_s=3.0, n_channels=8, with_lf=True, seed=2)
+    upload = recording["ap_bin"].parent
+    detection = detect_format(upload)
+    progress: list[float] = []
+
+    result = _convert(
+        upload, detection, tmp_path / "stub.nwb", metadata=FULL_METADATA, on_progress=progress.append, stub=True
+    )
+
+    assert result.preview
+    assert progress[0] == 0.0 and progress[-1] == 100.0
+    nwbfile = read_nwb(tmp_path / "stub.nwb")
+    for band, rate in (("AP", 30000.0), ("LF", 2500.0)):
+        raw = _raw(recording[f"{band.lower()}_bin"], 8 + 1)
+        series = nwbfile.acquisition[f"ElectricalSeries{band}"]
+        assert raw.shape[0] == int(3.0 * rate)
+        assert series.data.shape == (int(PREVIEW_SECONDS * rate), 8), "the first seconds, every channel"
+        assert np.array_equal(series.data[:], raw[: series.data.shape[0], :8])
+    assert len(nwbfile.electrodes) == 8
+    assert nwbfile.session_description.startswith("Day 3, passive viewing.")
+    assert "PREVIEW" in nwbfile.session_description
+    # The metadata is in place, as in the full file.
+    assert nwbfile.subject.species == "Mus musculus"
+    assert result.applied_fixes and result.applied_fixes[0].check_name == "check_description"
+
+
+def test_a_full_conversion_is_not_a_preview(ap_lf_upload: Path, tmp_path: Path, read_nwb: Any) -> None:
+    result = _convert(ap_lf_upload, detect_format(ap_lf_upload), tmp_path / "x.nwb", stream_ids=["imec0.lf"])
+
+    assert not result.preview
+    assert "PREVIEW" not in read_nwb(tmp_path / "x.nwb").session_description
+
+
+def test_a_stub_of_a_real_recording(tmp_path: Path, read_nwb: Any) -> None:
+    root = real_recording("spikeglx/Noise4Sam_g0")
+
+    _convert(root, detect_format(root), tmp_path / "stub.nwb", stub=True)
+
+    series = read_nwb(tmp_path / "stub.nwb").acquisition["ElectricalSeriesAP"]
+    raw = _raw(root / "Noise4Sam_g0_t0.imec0.ap.bin", 385)
+    # The recording is 38.5 ms long, shorter than a preview's seconds: all of it.
+    assert series.data.shape == (1155, 384) == (raw.shape[0], 384)
+    assert np.array_equal(series.data[:], raw[:, :384])
+
+
+def test_a_stub_of_sorted_units_holds_fewer_spikes(tmp_path: Path, read_nwb: Any) -> None:
+    root = real_recording("plexon")
+    detection = detect_format(root)
+
+    _convert(root, detection, tmp_path / "full.nwb")
+    _convert(root, detection, tmp_path / "stub.nwb", stub=True)
+
+    full, stub = read_nwb(tmp_path / "full.nwb").units, read_nwb(tmp_path / "stub.nwb").units
+    assert len(stub) == len(full)
+    assert 0 < len(stub["spike_times"].target.data) < len(full["spike_times"].target.data)
+
+
+def test_a_stub_of_patch_clamp_is_written_whole(tmp_path: Path, read_nwb: Any) -> None:
+    # neuroconv's Axon interface has no stub; an ABF file holds seconds of sweeps.
+    name = "05210017_vc_abf1.abf"
+    root = tmp_path / "upload"
+    root.mkdir()
+    (root / name).symlink_to(real_recording(f"abf/{name}"))
+
+    result = _convert(root, detect_format(root), tmp_path / "stub.nwb", stub=True)
+
+    nwbfile = read_nwb(tmp_path / "stub.nwb")
+    assert result.preview and "PREVIEW" in nwbfile.session_description
+    assert all(len(series.data) == 6 * 3 * 20000 for series in nwbfile.acquisition.values())

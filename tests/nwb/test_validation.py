@@ -1,4 +1,4 @@
-"""inspect_nwb / outcome_of / explain / fields_for, on files the conversion really writes."""
+"""inspect_nwb / outcome_of / explain / fields_for and the rule table, on files the conversion really writes."""
 
 from __future__ import annotations
 
@@ -10,7 +10,21 @@ from conversions.nwb.conversion import convert_recording
 from conversions.nwb.detection import detect_format
 from conversions.nwb.fields import FIELDS, SUBJECT_FIELDS
 from conversions.nwb.normalizers import normalize_field
-from conversions.nwb.validation import InspectionIssue, Outcome, explain, fields_for, inspect_nwb, outcome_of
+from conversions.nwb.validation import (
+    LEFT_OUT_NEURODATA_TYPES,
+    RULES,
+    InspectionIssue,
+    Outcome,
+    Rule,
+    action_for,
+    explain,
+    fields_for,
+    inspect_nwb,
+    outcome_of,
+    rule_for,
+)
+
+from .conftest import real_recording
 
 # Typed by a user, normalised as the portal does before converting.
 TYPED = {
@@ -170,3 +184,116 @@ def test_explain(issue: InspectionIssue, words: str) -> None:
 def test_explain_falls_back_to_the_inspectors_first_sentence() -> None:
     issue = _issue("check_new_thing", message="Something is odd. Details follow here.")
     assert explain(issue) == "Something is odd."
+
+
+# --- the rule table --------------------------------------------------------------------------------
+
+
+def _registry() -> list[object]:
+    from nwbinspector import available_checks
+
+    return list(available_checks)
+
+
+def _type_name(check: object) -> str:
+    neurodata_type = getattr(check, "neurodata_type", None)
+    return neurodata_type.__name__ if neurodata_type is not None else ""
+
+
+def test_every_check_that_can_fire_on_the_portals_files_has_a_rule() -> None:
+    # Iterates nwbinspector's registry, so a check added by a new nwbinspector version fails here
+    # until someone decides what the portal does about it.
+    missing = [
+        check.__name__  # type: ignore[attr-defined]
+        for check in _registry()
+        if _type_name(check) not in LEFT_OUT_NEURODATA_TYPES and check.__name__ not in RULES  # type: ignore[attr-defined]
+    ]
+    assert missing == []
+
+
+def test_left_out_types_are_types_nwbinspector_checks_and_none_the_portal_writes() -> None:
+    checked_types = {_type_name(check) for check in _registry()}
+    assert checked_types >= LEFT_OUT_NEURODATA_TYPES
+    # Every family the portal writes stays covered.
+    assert not LEFT_OUT_NEURODATA_TYPES & {
+        "",
+        "NWBFile",
+        "Subject",
+        "NWBContainer",
+        "DynamicTable",
+        "DynamicTableRegion",
+        "TimeIntervals",
+        "TimeSeries",
+        "ElectricalSeries",
+        "Units",
+        "IntracellularElectrode",
+        "SweepTable",
+        "ProcessingModule",
+    }
+
+
+def test_rules_name_only_known_fields_and_say_what_they_do() -> None:
+    for check_name, rule in RULES.items():
+        assert isinstance(rule, Rule)
+        assert set(rule.fields) <= set(FIELDS), check_name
+        if rule.action == "ask":
+            assert rule.fields, f"{check_name}: an 'ask' rule must name what to ask for"
+        if rule.action == "fix":
+            assert rule.how, f"{check_name}: a 'fix' rule must say what fixes it and where"
+        else:
+            assert not rule.fixes_only, check_name
+
+
+def test_every_rule_has_plain_words_for_any_object() -> None:
+    for check_name in RULES:
+        for object_type in ("NWBFile", "Subject", "Device", "ElectrodeGroup", "VectorData", "ElectricalSeries", ""):
+            issue = _issue(check_name, object_type=object_type, object_name="x", message="Inspector's 'words'. More.")
+            text = explain(issue)
+            assert text and text != "Inspector's 'words'.", check_name
+
+
+@pytest.mark.parametrize(
+    ("issue", "action"),
+    [
+        (_issue("check_subject_exists"), "ask"),
+        (_issue("check_subject_age", object_type="Subject"), "ask"),
+        (_issue("check_experimenter_form"), "ask"),
+        (_issue("check_subject_id_no_slashes", object_type="Subject"), "fix"),
+        (_issue("check_session_id_no_slashes"), "fix"),
+        (_issue("check_description", object_type="Device", object_name="NeuropixelsImec0"), "fix"),
+        (_issue("check_description", object_type="ElectrodeGroup", object_name="A"), "fix"),
+        # Not something the conversion describes: only explained.
+        (_issue("check_description", object_type="Subject", object_name="subject"), "explain"),
+        (_issue("check_description", object_type="VectorData", object_name="mystery"), "explain"),
+        (_issue("check_electrodes_location_allen_ccf"), "explain"),
+        (_issue("check_intracellular_electrode_cell_id_exists", object_type="IntracellularElectrode"), "explain"),
+        (_issue("check_data_orientation", object_type="ElectricalSeries"), "explain"),
+        (_issue("nwb_file_unreadable", "ERROR"), "explain"),
+        (_issue("some_check_nobody_knows"), "explain"),
+    ],
+)
+def test_action_for(issue: InspectionIssue, action: str) -> None:
+    assert action_for(issue) == action
+
+
+def test_rule_for() -> None:
+    rule = rule_for("check_subject_species_form")
+    assert rule is not None and rule.action == "ask" and rule.fields == ("species",)
+    assert "Latin name" in rule.how
+    assert rule_for("check_made_up") is None
+
+
+def test_a_real_recording_without_a_subject_asks_for_the_subject(tmp_path: Path) -> None:
+    root = real_recording("spikeglx/Noise4Sam_g0")
+
+    session = {name: normalize_field(name, TYPED[name]) for name in ("experimenter", "institution", "keywords")}
+    session["experiment_description"] = TYPED["experiment_description"]
+
+    issues = inspect_nwb(_convert(root, tmp_path / "real.nwb", session))
+
+    asked = [issue for issue in issues if action_for(issue) == "ask"]
+    assert [issue.check_name for issue in asked] == ["check_subject_exists"]
+    assert fields_for(asked[0]) == SUBJECT_FIELDS
+    assert outcome_of(issues) is Outcome.FAILED
+    # Nothing the portal fixes itself (here: the probe's description) is left in the file.
+    assert all(action_for(issue) != "fix" for issue in issues)

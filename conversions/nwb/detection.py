@@ -6,9 +6,13 @@ plain words naming the file. Each supported format is one module under `formats/
 `formats.SUPPORTED_FORMATS`: a cheap name-based claim, then a full inspection that ends by opening
 the format's neuroconv interface (headers only) to confirm.
 
+The user may then choose other streams than the defaults: `validate_stream_choice` checks a choice
+and `facts_for_streams` describes it, both from the stored detection alone (no file is opened), so
+the portal can answer before any job is queued.
+
 This module sits on top of the formats (it imports the registry; the formats import only
 `formats.base`), and re-exports the types they share so callers keep one import path:
-`Detection`, `Stream`, `SupportedFormat`, `SUPPORTED_FORMATS`, `reader_view`.
+`Detection`, `Stream`, `StreamKind`, `SupportedFormat`, `SUPPORTED_FORMATS`, `reader_view`.
 """
 
 from __future__ import annotations
@@ -17,21 +21,38 @@ import dataclasses
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from .errors import AmbiguousRecording, RecordingProblem
-from .formats import SUPPORTED_FORMATS
-from .formats.base import Detection, Stream, SupportedFormat, reader_view, some_names
+from .formats import SUPPORTED_FORMATS, by_choice
+from .formats.base import (
+    FACT_KEYS,
+    ChoiceCheck,
+    ChoiceFacts,
+    Detection,
+    Stream,
+    StreamKind,
+    SupportedFormat,
+    accept_any_choice,
+    in_words,
+    reader_view,
+    some_names,
+    stream_facts,
+)
 from .formats.by_choice import choosable_format
 
 __all__ = [
     "SUPPORTED_FORMATS",
     "Detection",
     "Stream",
+    "StreamKind",
     "SupportedFormat",
     "detect_format",
+    "facts_for_streams",
     "format_handler",
     "list_upload_files",
     "reader_view",
+    "validate_stream_choice",
 ]
 
 
@@ -69,7 +90,7 @@ def detect_format(root: Path, *, format_key: str | None = None) -> Detection:
     if len(found) > 1:
         labels = [detection.format_label for detection in found]
         raise AmbiguousRecording(
-            f"These files hold recordings in more than one format: {_in_words(labels)}. Say which one "
+            f"These files hold recordings in more than one format: {in_words(labels)}. Say which one "
             "to convert, or upload each recording on its own.",
             candidates=tuple(detection.format for detection in found),
         )
@@ -84,11 +105,59 @@ def detect_format(root: Path, *, format_key: str | None = None) -> Detection:
     if len(problems) == 1:
         raise problems[0][1]
     raise RecordingProblem(
-        f"These files look like {_in_words([supported.label for supported, _ in problems], 'or')}, but could "
+        f"These files look like {in_words([supported.label for supported, _ in problems], 'or')}, but could "
         "not be read as any of them. "
         + " ".join(f"As {supported.label}: {problem.user_message}" for supported, problem in problems),
         detail="\n\n".join(f"{supported.key}: {problem.detail}" for supported, problem in problems),
     )
+
+
+def validate_stream_choice(detection: Detection, stream_ids: Sequence[str]) -> None:
+    """Check that the chosen streams of `detection` can be converted together (an empty choice means
+    the default streams, as for `convert_recording`); raise `RecordingProblem` saying plainly why
+    not and what to choose instead. Pure and fast: it opens no file, so it runs before a job is queued.
+    """
+    known = {stream.id for stream in detection.streams}
+    unknown = [stream_id for stream_id in dict.fromkeys(stream_ids) if stream_id not in known]
+    if unknown:
+        offered = "; ".join(f"{stream.id} ({stream.label})" for stream in detection.streams)
+        raise RecordingProblem(
+            f"This {detection.format_label} recording has no stream{'s' if len(unknown) > 1 else ''} "
+            f"{in_words(unknown)}. Choose among its streams: {offered}.",
+            detail=f"unknown stream ids {unknown}; known: {sorted(known)}",
+        )
+    repeated = [stream_id for stream_id in dict.fromkeys(stream_ids) if list(stream_ids).count(stream_id) > 1]
+    if repeated:
+        raise RecordingProblem(
+            f"The choice names {in_words(repeated)} more than once; name each stream once.",
+            detail=f"stream ids {list(stream_ids)}",
+        )
+    check_choice, _ = _choice_rules(detection)
+    check_choice(detection, tuple(stream_ids) or detection.default_streams)
+
+
+def facts_for_streams(detection: Detection, stream_ids: Sequence[str]) -> dict[str, Any]:
+    """What the chosen streams of `detection` are (the defaults when none are chosen), under the keys
+    `file_metadata` gives for the defaults: "session_start_time" (naive ISO 8601, or None when the
+    files do not say), "device", "probe", "channel_count", "sampling_rate_hz", "duration_s",
+    "size_bytes". From the detection alone; raises `RecordingProblem` for a choice
+    `validate_stream_choice` refuses, which has no such facts (e.g. two start times).
+    """
+    validate_stream_choice(detection, stream_ids)
+    _, facts = _choice_rules(detection)
+    found = facts(detection, tuple(stream_ids) or detection.default_streams)
+    return {key: found[key] for key in FACT_KEYS}
+
+
+def _choice_rules(detection: Detection) -> tuple[ChoiceCheck, ChoiceFacts]:
+    """The format's `check_choice` and `facts`, taken without building the handler of a neuroconv
+    interface the user chose (that imports neuroconv, which the web process must not pay for)."""
+    if detection.format.startswith(by_choice.CHOICE_PREFIX):
+        return by_choice.check_choice, by_choice.choice_facts
+    supported = SUPPORTED_FORMATS.get(detection.format)
+    if supported is None:
+        return accept_any_choice, stream_facts
+    return supported.check_choice, supported.facts
 
 
 def format_handler(format_key: str) -> SupportedFormat | None:
@@ -117,10 +186,6 @@ def list_upload_files(root: Path) -> list[str]:
 
 def _is_clutter(name: str) -> bool:
     return name.startswith(".") or name == "__MACOSX"
-
-
-def _in_words(labels: Sequence[str], conjunction: str = "and") -> str:
-    return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} {conjunction} {labels[-1]}"
 
 
 def _not_recognised_message(files: Sequence[str]) -> str:

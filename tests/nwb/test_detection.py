@@ -63,7 +63,10 @@ def test_ap_only_recording(tmp_path: Path) -> None:
         "sampling_rate_hz": 30000.0,
         "duration_s": pytest.approx(DURATION_S),
         "size_bytes": stream.size_bytes,
+        "stream_devices": {"imec0.ap": "Neuropixels 1.0 probe"},
+        "stream_probes": {"imec0.ap": "imec0: NP1000 (serial 18005102171)"},
     }
+    assert (stream.kind, stream.group) == ("neural", "")
     assert not any("size" in note for note in detection.notes)
 
 

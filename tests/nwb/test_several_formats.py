@@ -9,7 +9,7 @@ import pytest
 from conversions.nwb.detection import SUPPORTED_FORMATS, detect_format
 from conversions.nwb.errors import AmbiguousRecording, RecordingProblem
 from conversions.nwb.formats.base import SupportedFormat
-from conversions.nwb.synthetic import write_spikeglx
+from conversions.nwb.synthetic import write_neuralynx, write_spikeglx
 
 from .conftest import CHANNELS, DURATION_S, START, real_recording
 
@@ -53,6 +53,77 @@ def test_the_chosen_format_is_inspected_alone(mixed_upload: Path, format_key: st
 
     assert detection.format == format_key
     assert any("left out" in note and left_out in note for note in detection.notes)
+
+
+def _link_real(target: Path, *relatives: str) -> None:
+    """Real recordings' files (a file, or every file of a folder) side by side in `target`, as symlinks."""
+    for relative in relatives:
+        source = real_recording(relative)
+        for path in [source] if source.is_file() else sorted(source.iterdir()):
+            (target / path.name).symlink_to(path)
+
+
+def _spikeglx_and_neuralynx(target: Path) -> None:
+    write_spikeglx(target, n_channels=CHANNELS, duration_s=DURATION_S, start_time=START)
+    write_neuralynx(target / "cheetah", n_channels=2, duration_s=DURATION_S, start_time=START)
+
+
+# Two recordings a user might upload together: how to build them, the two formats (in registry
+# order), and from each format's point of view a file of the other, which it leaves out.
+MIXTURES = {
+    "intan and blackrock": (
+        lambda root: _link_real(root, "intan/example_intan_file.rhd", "blackrock/example"),
+        ("intan", "blackrock"),
+        "Intan RHD/RHS and Blackrock",
+        {"intan": "example_2.ns2", "blackrock": "example_intan_file.rhd"},
+    ),
+    "edf and axon": (
+        lambda root: _link_real(root, "edf/test.edf", "abf/14o16001_vc_pair_step.abf"),
+        ("axon", "edf"),
+        "Axon ABF (patch clamp) and EDF",
+        {"axon": "test.edf", "edf": "14o16001_vc_pair_step.abf"},
+    ),
+    "spike2 and plexon": (
+        lambda root: _link_real(root, "spike2/motor_units.smr", "plexon/explore1.plx"),
+        ("plexon", "spike2"),
+        "Plexon PLX (sorted spikes) and CED Spike2",
+        {"plexon": "motor_units.smr", "spike2": "explore1.plx"},
+    ),
+    "spikeglx and neuralynx": (
+        _spikeglx_and_neuralynx,
+        ("spikeglx", "neuralynx"),
+        "SpikeGLX and Neuralynx",
+        {"spikeglx": "cheetah/CSC1.ncs", "neuralynx": "synthetic_g0_t0.imec0.ap.bin"},
+    ),
+}
+
+
+@pytest.mark.parametrize("mixture", MIXTURES)
+def test_two_recordings_in_two_formats_are_offered_to_the_user(tmp_path: Path, mixture: str) -> None:
+    build, candidates, labels, _ = MIXTURES[mixture]
+    build(tmp_path)
+
+    with pytest.raises(AmbiguousRecording) as caught:
+        detect_format(tmp_path)
+
+    assert caught.value.candidates == candidates
+    assert caught.value.user_message == (
+        f"These files hold recordings in more than one format: {labels}. Say which one to convert, or upload "
+        "each recording on its own."
+    )
+
+
+@pytest.mark.parametrize("mixture", MIXTURES)
+def test_each_format_of_a_mixture_can_be_chosen(tmp_path: Path, mixture: str) -> None:
+    build, candidates, _, left_out = MIXTURES[mixture]
+    build(tmp_path)
+
+    for format_key in candidates:
+        detection = detect_format(tmp_path, format_key=format_key)
+
+        assert detection.format == format_key
+        assert detection.streams and set(detection.default_streams) <= {stream.id for stream in detection.streams}
+        assert any("left out" in note and left_out[format_key] in note for note in detection.notes), detection.notes
 
 
 def test_a_claimant_that_fails_is_noted_when_another_succeeds(tmp_path: Path) -> None:

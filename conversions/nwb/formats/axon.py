@@ -22,7 +22,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import RecordingProblem
-from .base import Detection, Stream, SupportedFormat, problems_message, reader_view, short_reason, some_names
+from .base import (
+    Detection,
+    Stream,
+    SupportedFormat,
+    problems_message,
+    reader_view,
+    short_reason,
+    some_names,
+    stream_facts,
+)
 
 if TYPE_CHECKING:
     from neuroconv import NWBConverter
@@ -81,7 +90,10 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
         raise RecordingProblem(problems_message(problems), detail="\n".join(problems))
     amplifiers = {abf.name: _confirm_with_reader(root, abf) for abf in abf_files}
 
-    streams = tuple(_stream(abf, channel) for abf in abf_files for channel in abf.channels if channel.mode)
+    several = len(abf_files) > 1
+    streams = tuple(
+        _stream(abf, channel, several_files=several) for abf in abf_files for channel in abf.channels if channel.mode
+    )
     if not streams:
         described = "; ".join(
             f"{abf.name}: {', '.join(_channel_words(channel) for channel in abf.channels)}" for abf in abf_files
@@ -100,13 +112,15 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
     notes = _notes(abf_files, chosen_files, apart, [name for name in files if name not in names])
     file_metadata: dict[str, Any] = {
         "session_start_time": min(starts).isoformat() if len(starts) == len(chosen_files) else None,
-        "device": "; ".join(sorted({amplifiers[abf.name] for abf in chosen_files})),
+        "device": "; ".join(dict.fromkeys(amplifiers[abf.name] for abf in chosen_files)),
         "channel_count": len(default_streams),
         "sampling_rate_hz": max(abf.rate_hz for abf in chosen_files),
-        "duration_s": _session_span(chosen_files),
+        "duration_s": _session_span([(abf.start_time, abf.span_s) for abf in chosen_files]),
         "size_bytes": sum(abf.size_bytes for abf in chosen_files),
         "abf_versions": {abf.name: f"{abf.version:.2f}" for abf in abf_files},
         "file_start_times": {abf.name: abf.start_time.isoformat() if abf.start_time else None for abf in abf_files},
+        # Each file's amplifier, for another choice than the defaults (`stream_facts`).
+        "stream_devices": {stream.id: amplifiers[_file_of(stream.id)] for stream in streams},
     }
     return Detection(
         format=_KEY,
@@ -205,7 +219,7 @@ def _confirm_with_reader(root: Path, abf: _AbfFile) -> str:
     return f"Axon {', '.join(names)} amplifier" if names else "Patch-clamp amplifier (model not named in the file)"
 
 
-def _stream(abf: _AbfFile, channel: _Channel) -> Stream:
+def _stream(abf: _AbfFile, channel: _Channel, *, several_files: bool) -> Stream:
     assert channel.mode is not None
     sweeps = set(abf.sweep_samples)
     sweep_words = (
@@ -224,6 +238,8 @@ def _stream(abf: _AbfFile, channel: _Channel) -> Stream:
         duration_s=abf.span_s,
         size_bytes=abf.size_bytes,
         files=(abf.name,),
+        kind="neural",  # only channels that record an electrode's response are streams
+        group=abf.name if several_files else "",
     )
 
 
@@ -231,12 +247,13 @@ def _seconds(value: float) -> str:
     return f"{value:g} s" if value >= 1 else f"{value * 1000:g} ms"
 
 
-def _session_span(abf_files: Sequence[_AbfFile]) -> float:
-    """From the first file's start to the last file's end, when the files can be placed in time."""
-    if len(abf_files) == 1 or any(abf.start_time is None for abf in abf_files):
-        return max(abf.span_s for abf in abf_files)
-    start = min(abf.start_time for abf in abf_files if abf.start_time)
-    return round(max((abf.start_time - start).total_seconds() + abf.span_s for abf in abf_files if abf.start_time), 9)
+def _session_span(files: Sequence[tuple[datetime | None, float]]) -> float:
+    """From the first file's start to the last file's end, when the files (start, span) can be placed in time."""
+    starts = [start for start, _ in files if start is not None]
+    if len(files) == 1 or len(starts) < len(files):
+        return max(span for _, span in files)
+    first = min(starts)
+    return round(max((start - first).total_seconds() + span for start, span in files if start is not None), 9)
 
 
 def _why_apart(abf_files: Sequence[_AbfFile]) -> str:
@@ -295,19 +312,52 @@ def _file_of(stream_id: str) -> str:
     return stream_id.rpartition(_STREAM_SEPARATOR)[0]
 
 
+def _check_choice(detection: Detection, stream_ids: Sequence[str]) -> None:
+    """Channels of several files go together only if each file can be placed on one timeline."""
+    names = list(dict.fromkeys(_file_of(stream_id) for stream_id in stream_ids))
+    if len(names) == 1:
+        return
+    versions = detection.file_metadata.get("abf_versions", {})
+    starts = detection.file_metadata.get("file_start_times", {})
+    problems = {
+        name: "is an ABF version 1 file" if float(versions.get(name, 0)) < 2 else "does not say when it was recorded"
+        for name in names
+        if float(versions.get(name, 0)) < 2 or not starts.get(name)
+    }
+    if problems:
+        alone = list(problems)
+        reasons = (
+            f"it {problems[alone[0]]}"
+            if len(alone) == 1
+            else "; ".join(f"{name} {problem}" for name, problem in problems.items())
+        )
+        each = (
+            f"Convert the channels of {alone[0]} on their own (choose only them)"
+            if len(alone) == 1
+            else "Convert each of these files on its own (choose only its channels)"
+        )
+        raise RecordingProblem(
+            f"{some_names(alone)} cannot be converted together with other files ({reasons}), so the files cannot be "
+            f"placed on one timeline. {each}, and the other files' channels into another NWB file."
+        )
+
+
+def _facts(detection: Detection, stream_ids: Sequence[str]) -> dict[str, Any]:
+    """The facts of the chosen channels: several files' start is the earliest, their span first start to last end."""
+    facts = stream_facts(detection, stream_ids)
+    starts = detection.file_metadata.get("file_start_times", {})
+    spans = {_file_of(stream_id): detection.stream(stream_id).duration_s for stream_id in stream_ids}
+    files = [(datetime.fromisoformat(starts[name]) if starts.get(name) else None, span) for name, span in spans.items()]
+    known = [start for start, _ in files if start is not None]
+    facts["session_start_time"] = min(known).isoformat() if len(known) == len(files) else None
+    facts["duration_s"] = _session_span(files)
+    return facts
+
+
 def _open_for_reading(root: Path, detection: Detection, stream_ids: Sequence[str]) -> AbstractContextManager[Path]:
     """A view of the chosen files; several files only if each can be placed on one timeline."""
-    names = list(dict.fromkeys(_file_of(stream_id) for stream_id in stream_ids))
-    if len(names) > 1:
-        versions = detection.file_metadata.get("abf_versions", {})
-        starts = detection.file_metadata.get("file_start_times", {})
-        alone = [name for name in names if float(versions.get(name, 0)) < 2 or not starts.get(name)]
-        if alone:
-            raise RecordingProblem(
-                f"{some_names(alone)} cannot be converted together with other files: ABF version 1 files (or files "
-                "without a start time) cannot be placed on one timeline. Convert one file at a time."
-            )
-    return reader_view(root, {name: name for name in names})
+    _check_choice(detection, stream_ids)
+    return reader_view(root, {name: name for name in dict.fromkeys(_file_of(stream_id) for stream_id in stream_ids)})
 
 
 def _build_converter(folder: Path, stream_ids: Sequence[str]) -> NWBConverter:
@@ -376,6 +426,8 @@ FORMAT = SupportedFormat(
     inspect=_inspect,
     open_for_reading=_open_for_reading,
     build_converter=_build_converter,
+    check_choice=_check_choice,
+    facts=_facts,
     progress="whole",
     modality="icephys",
 )

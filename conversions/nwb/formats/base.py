@@ -1,5 +1,6 @@
-"""What a format module builds on: the detection result it returns, the handler it registers, and
-the small tools every format needs (a folder view for readers, plain problem messages).
+"""What a format module builds on: the detection result it returns, the handler it registers, the
+default rules for a choice of streams (any set converts; its facts come from the streams), and the
+small tools every format needs (a folder view for readers, plain problem messages).
 
 Nothing here knows a format, and nothing here imports the registry, so format modules import it
 freely and `detection.py` sits on top of both without an import cycle.
@@ -12,10 +13,24 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+from ..errors import RecordingProblem
 
 if TYPE_CHECKING:
     from neuroconv import NWBConverter
+
+# What a stream holds, in the words the conversation uses to offer streams:
+# "neural": signals from the brain or body a scientist means by "the recording" (AP, LFP, wide-band,
+#   EEG, a patch-clamp electrode's response); "all neural streams" are these.
+# "auxiliary": other inputs recorded alongside (NI-DAQ or ADC inputs, sync, accelerometer, supply
+#   voltage, flow, triggers), offered as optional extras.
+# "spikes": spike times (sorted units, or threshold crossings detected online), not a sampled signal.
+StreamKind = Literal["neural", "auxiliary", "spikes"]
+STREAM_KINDS: tuple[StreamKind, ...] = get_args(StreamKind)
+
+# The facts `Detection.file_metadata` gives for the default streams, and `facts` for any choice.
+FACT_KEYS = ("session_start_time", "device", "probe", "channel_count", "sampling_rate_hz", "duration_s", "size_bytes")
 
 
 @dataclass(frozen=True)
@@ -24,7 +39,10 @@ class Stream:
 
     `files[0]` is the stream's main data file: messages about a failed conversion name it.
     `size_bytes` is the sum of the sizes of `files`, which the conversion re-checks to notice a
-    file changed since detection.
+    file changed since detection. `group` names the separately started part of the upload the
+    stream belongs to when the upload holds several (Open Ephys: "experiment 3"; several ABF
+    files: the file), "" when it holds one: streams of different groups are never converted
+    together where the format says so (`SupportedFormat.check_choice`).
     """
 
     id: str
@@ -36,6 +54,12 @@ class Stream:
     duration_s: float
     size_bytes: int
     files: tuple[str, ...]  # relative to the upload root, POSIX separators
+    kind: StreamKind
+    group: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in STREAM_KINDS:
+            raise ValueError(f"stream {self.id!r}: kind must be one of {', '.join(STREAM_KINDS)}, not {self.kind!r}")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -46,6 +70,8 @@ class Stream:
             "duration_s": self.duration_s,
             "size_bytes": self.size_bytes,
             "files": list(self.files),
+            "kind": self.kind,
+            "group": self.group,
         }
 
     @classmethod
@@ -58,6 +84,9 @@ class Stream:
             duration_s=float(data["duration_s"]),
             size_bytes=int(data["size_bytes"]),
             files=tuple(str(name) for name in data["files"]),
+            # Detections stored before streams had kinds and groups: nearly all their streams were brain signals.
+            kind=data.get("kind", "neural"),
+            group=str(data.get("group", "")),
         )
 
 
@@ -69,8 +98,9 @@ class Detection:
     format_label: str
     streams: tuple[Stream, ...]
     default_streams: tuple[str, ...]
-    # "session_start_time" (naive ISO 8601, or None when the file has none), "device", "probe",
-    # "channel_count", "sampling_rate_hz", "duration_s", "size_bytes"; a format may add its own.
+    # The FACT_KEYS for the default streams: "session_start_time" (naive ISO 8601, or None when the
+    # file has none), "device", "probe", "channel_count", "sampling_rate_hz", "duration_s",
+    # "size_bytes"; a format may add its own, among them what `stream_facts` reads for other choices.
     file_metadata: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
@@ -102,6 +132,65 @@ class Detection:
         )
 
 
+# A format's rules for a choice of streams (see `SupportedFormat.check_choice` and `.facts`).
+ChoiceCheck = Callable[[Detection, Sequence[str]], None]
+ChoiceFacts = Callable[[Detection, Sequence[str]], dict[str, Any]]
+
+
+def accept_any_choice(detection: Detection, stream_ids: Sequence[str]) -> None:
+    """The default `SupportedFormat.check_choice`: every set of the format's streams converts together."""
+
+
+def stream_facts(detection: Detection, stream_ids: Sequence[str]) -> dict[str, Any]:
+    """The default `SupportedFormat.facts`: the FACT_KEYS for the chosen streams, from the detection alone.
+
+    Channels are added up; the sampling rate and the duration are the highest among the chosen
+    signals (spike times have a clock, not a sampling rate, and count only when nothing else is
+    chosen); bytes are counted once per file, from `file_metadata["file_sizes"]` (name -> bytes)
+    when the format gives it, otherwise once per set of files (streams that are channels of one
+    file share it). The start time is the recording's; device and probe are the chosen streams' own
+    where `file_metadata` gives them per stream ("stream_devices", "stream_probes": stream id ->
+    words), otherwise the recording's.
+    """
+    streams = [detection.stream(stream_id) for stream_id in stream_ids]
+    signals = [stream for stream in streams if stream.kind != "spikes"] or streams
+    metadata = detection.file_metadata
+    file_sizes = metadata.get("file_sizes")
+    if isinstance(file_sizes, Mapping):
+        size = sum(int(file_sizes[name]) for name in dict.fromkeys(name for s in streams for name in s.files))
+    else:
+        size = sum({stream.files: stream.size_bytes for stream in streams}.values())
+    return {
+        "session_start_time": metadata.get("session_start_time"),
+        "device": _per_stream(metadata, "stream_devices", stream_ids, metadata.get("device")),
+        "probe": _per_stream(metadata, "stream_probes", stream_ids, metadata.get("probe", "")),
+        "channel_count": sum(stream.channel_count for stream in streams),
+        "sampling_rate_hz": max(stream.sampling_rate_hz for stream in signals),
+        "duration_s": max(stream.duration_s for stream in signals),
+        "size_bytes": size,
+    }
+
+
+def _per_stream(metadata: Mapping[str, Any], key: str, stream_ids: Sequence[str], whole: Any) -> Any:
+    by_stream = metadata.get(key)
+    if not isinstance(by_stream, Mapping):
+        return whole
+    return "; ".join(dict.fromkeys(str(by_stream[s]) for s in stream_ids if by_stream.get(s)))
+
+
+def refuse_mixed_groups(groups: Sequence[str], *, part: str, started: str) -> None:
+    """Refuse streams from separately started parts of one upload: each part has its own start time
+    and clock, which one NWB file cannot hold. `groups` are the chosen streams' parts ("experiment
+    1"), `part` what a part is called ("experiment"), `started` why the parts are separate."""
+    distinct = list(dict.fromkeys(groups))
+    if len(distinct) > 1:
+        raise RecordingProblem(
+            f"The chosen streams come from different {part}s ({in_words(distinct)}). {started}, each with its own "
+            f"start time and clock, so one NWB file cannot hold them together. Choose the streams of one {part} "
+            f"only (for example those of {distinct[0]}), and convert each other {part} into its own NWB file."
+        )
+
+
 @dataclass(frozen=True)
 class SupportedFormat:
     """A format handler: what one format module defines (as `FORMAT`) and registers.
@@ -124,6 +213,14 @@ class SupportedFormat:
     # (that folder, chosen stream ids) -> a converter whose data interfaces are keyed by stream id
     # (the conversion passes per-stream options under those keys).
     build_converter: Callable[[Path, Sequence[str]], NWBConverter]
+    # (detection, chosen stream ids) -> raise RecordingProblem for a combination the format cannot
+    # write, saying why and what to choose instead. Decides from the detection alone, without opening
+    # a file, so a choice is checked before any job is queued (`detection.validate_stream_choice`,
+    # which has already refused unknown and repeated ids); `open_for_reading` calls it too.
+    check_choice: ChoiceCheck = accept_any_choice
+    # (detection, chosen stream ids) -> the FACT_KEYS for those streams, from the detection alone
+    # (`detection.facts_for_streams`). For the default streams it gives what `file_metadata` says.
+    facts: ChoiceFacts = stream_facts
     # How the conversion follows the write. "chunked": neuroconv writes each stream buffer by buffer
     # (recordings), so each interface takes `iterator_options` with a progress bar and progress rises
     # per buffer. "whole": the interfaces write their data in one piece and take no iterator options
@@ -169,6 +266,11 @@ def short_reason(error: BaseException) -> str:
     text = str(error).strip().splitlines()[0] if str(error).strip() else ""
     text = text[:200]
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def in_words(labels: Sequence[str], conjunction: str = "and") -> str:
+    """ "a", "a and b", "a, b and c": labels in a sentence."""
+    return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} {conjunction} {labels[-1]}"
 
 
 def some_names(names: Iterable[str], *, limit: int = 5) -> str:

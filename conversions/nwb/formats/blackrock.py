@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 import traceback
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -29,7 +29,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import RecordingProblem
-from .base import Detection, Stream, SupportedFormat, problems_message, reader_view, short_reason, some_names
+from .base import (
+    Detection,
+    Stream,
+    SupportedFormat,
+    problems_message,
+    reader_view,
+    short_reason,
+    some_names,
+    stream_facts,
+)
 
 if TYPE_CHECKING:
     from neuroconv import NWBConverter
@@ -139,29 +148,41 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
     continuous = [nsx.stream_id for nsx in nsxs]
     default_streams = tuple(neural or continuous or [_SPIKES])
     start_time = next((nsx.start_time for nsx in nsxs if nsx.start_time), None) or (nev.start_time if nev else None)
-    signals = [stream for stream in streams if stream.id != _SPIKES] or list(streams)
-    electrodes = {
-        eid for nsx in nsxs if nsx.neural for eid, a in zip(nsx.electrode_ids, nsx.analog, strict=True) if not a
-    }
-    file_metadata: dict[str, Any] = {
+    recording: dict[str, Any] = {
         "session_start_time": start_time.isoformat() if start_time else None,
         "device": _device_words(nev),
-        "channel_count": len(electrodes) or sum(stream.channel_count for stream in signals),
-        # Of the signals; the spikes' clock (30 kHz) is not a sampling rate of the recording.
-        "sampling_rate_hz": max(stream.sampling_rate_hz for stream in signals),
-        "duration_s": max(stream.duration_s for stream in signals),
-        "size_bytes": sum(nsx.size_bytes for nsx in nsxs) + (nev.size_bytes if nev else 0),
         "file_spec": (nsxs[0].spec if nsxs else nev.spec if nev else ""),
+        # What `_facts` needs for any choice: an electrode recorded in two files is one channel, and
+        # the .nev that several streams need is read once.
+        "stream_electrodes": {
+            nsx.stream_id: [eid for eid, analog in zip(nsx.electrode_ids, nsx.analog, strict=True) if not analog]
+            for nsx in nsxs
+            if nsx.neural
+        },
+        "file_sizes": {nsx.name: nsx.size_bytes for nsx in nsxs} | ({nev.name: nev.size_bytes} if nev else {}),
     }
     ignored = [name for name in files if name not in nsx_names and name != nev_name]
-    return Detection(
+    detection = Detection(
         format=_KEY,
         format_label=_LABEL,
         streams=streams,
         default_streams=default_streams,
-        file_metadata=file_metadata,
+        file_metadata=recording,
         notes=tuple(_notes(nsxs, nev, streams, default_streams, start_time, ignored)),
     )
+    return replace(detection, file_metadata={**_facts(detection, default_streams), **recording})
+
+
+def _facts(detection: Detection, stream_ids: Sequence[str]) -> dict[str, Any]:
+    """The facts of the chosen streams; channels are electrodes, each counted once, when any is chosen."""
+    facts = stream_facts(detection, stream_ids)
+    by_stream = detection.file_metadata.get("stream_electrodes")
+    if isinstance(by_stream, Mapping):  # detections stored before streams could be chosen lack it
+        electrodes = {eid for stream_id in stream_ids for eid in by_stream.get(stream_id, ())}
+        streams = [detection.stream(stream_id) for stream_id in stream_ids]
+        signals = [stream for stream in streams if stream.kind != "spikes"] or streams
+        facts["channel_count"] = len(electrodes) or sum(stream.channel_count for stream in signals)
+    return facts
 
 
 def _one_recording(files: Sequence[str]) -> tuple[list[str], str | None]:
@@ -464,6 +485,7 @@ def _confirm_with_reader(root: Path, nsxs: Sequence[_Nsx], nev: _Nev | None) -> 
                 duration_s=sum(nsx.parts) / rate,
                 size_bytes=sum((root / name).stat().st_size for name in files),
                 files=files,
+                kind="neural" if nsx.neural else "auxiliary",
             )
         )
     if nev is not None and nev.packets:
@@ -484,6 +506,7 @@ def _confirm_with_reader(root: Path, nsxs: Sequence[_Nsx], nev: _Nev | None) -> 
                 duration_s=nev.last_timestamp / nev.resolution_hz,
                 size_bytes=nev.size_bytes,
                 files=(nev.name,),
+                kind="spikes",
             )
         )
     if not streams:
@@ -774,4 +797,5 @@ FORMAT = SupportedFormat(
     inspect=_inspect,
     open_for_reading=_open_for_reading,
     build_converter=_build_converter,
+    facts=_facts,
 )

@@ -11,6 +11,9 @@ formats are never claimed by detection: a wrong guess would convert nonsense wit
 Only what the reader itself checks is checked, and some readers scan their whole file to open it,
 so detection can take longer than for the formats detection knows.
 
+Each file (or folder) the interface opens is a recording of its own: with several, the first is
+converted by default, a stream's group names its file, and streams of two files are refused together.
+
 Each choice is a `SupportedFormat` keyed "neuroconv:<InterfaceName>" (`choosable_formats()`, built
 on first use as it imports neuroconv), so `convert_recording` converts it like any detected format.
 """
@@ -25,14 +28,23 @@ import traceback
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from functools import cache, partial
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import RecordingProblem
-from .base import Detection, Stream, SupportedFormat, reader_view, short_reason, some_names
+from .base import (
+    Detection,
+    Stream,
+    SupportedFormat,
+    reader_view,
+    refuse_mixed_groups,
+    short_reason,
+    some_names,
+    stream_facts,
+)
 
 if TYPE_CHECKING:
     from neuroconv import NWBConverter
@@ -191,43 +203,71 @@ def _inspect_as(
                 break  # the shallowest folder the reader accepts is the recording
     if not opened:
         raise RecordingProblem(_unreadable_message(choice, failures), detail="\n".join(f for _, f in failures))
-    streams = tuple(_stream(choice, root, files, item) for item in opened)
-    neural = [stream.id for stream, item in zip(streams, opened, strict=True) if not _is_auxiliary(item.stream)]
-    defaults = neural or [stream.id for stream in streams]
-    starts = sorted({item.start_time for item in opened if item.start_time})
-    devices = list(dict.fromkeys(device for item in opened for device in item.devices))
+    sources = list(dict.fromkeys(item.source for item in opened))
+    streams = tuple(_stream(choice, root, files, item, several_sources=len(sources) > 1) for item in opened)
+    # Several files are several recordings, each with its own start: the first is converted by default.
+    first = [stream for stream, item in zip(streams, opened, strict=True) if item.source == sources[0]]
+    defaults = [stream.id for stream in first if stream.kind == "neural"] or [stream.id for stream in first]
     notes = [
         f"Read with neuroconv's {choice.name}, as you chose: the portal checked only what that reader checks "
         "when it opens the files."
     ]
     notes.extend(_failure_notes(choice, failures, opened))
-    if not starts:
+    if len(sources) > 1:
+        notes.append(
+            f"The upload holds {len(sources)} files read as separate recordings ({some_names(sources)}); {sources[0]} "
+            "is converted by default, and another can be chosen instead (one recording per NWB file)."
+        )
+    if not any(item.start_time for item in opened):
         notes.append("The files do not say when the recording started; you will be asked for it.")
-    left_out = [stream.label for stream in streams if stream.id not in defaults]
+    left_out = [stream.label for stream in first if stream.id not in defaults]
     if left_out:
         notes.append(f"Not converted unless chosen, as they do not look like brain signals: {'; '.join(left_out)}.")
     used = {name for stream in streams for name in stream.files}
     unused = [name for name in files if name not in used]
     if unused:
         notes.append(f"These files were not read by {choice.label} and were left out: {some_names(unused)}.")
-    file_metadata: dict[str, Any] = {
-        "session_start_time": starts[0] if starts else None,
-        "device": "; ".join(devices) or None,
-        "channel_count": sum(stream.channel_count for stream in streams),
-        "sampling_rate_hz": max(stream.sampling_rate_hz for stream in streams),
-        "duration_s": max(stream.duration_s for stream in streams),
-        "size_bytes": sum((root / name).stat().st_size for name in used),  # streams of one folder share files
+    recording: dict[str, Any] = {
         "interface": choice.name,
         "interface_options": dict(options),
+        # Each stream's own, for any choice (`choice_facts`): streams of several files start apart.
+        "stream_start_times": {stream.id: item.start_time for stream, item in zip(streams, opened, strict=True)},
+        "stream_devices": {
+            stream.id: "; ".join(item.devices) for stream, item in zip(streams, opened, strict=True) if item.devices
+        },
+        # The streams of one folder share its files.
+        "file_sizes": {name: (root / name).stat().st_size for name in used},
     }
-    return Detection(
+    detection = Detection(
         format=choice.key,
         format_label=choice.label,
         streams=streams,
         default_streams=tuple(defaults),
-        file_metadata=file_metadata,
+        file_metadata=recording,
         notes=tuple(notes),
     )
+    return replace(detection, file_metadata={**choice_facts(detection, defaults), **recording})
+
+
+def check_choice(detection: Detection, stream_ids: Sequence[str]) -> None:
+    """Streams of one file (or folder) at a time: several files are several recordings."""
+    refuse_mixed_groups(
+        [str(_parse_stream_id(stream_id)["source"]) for stream_id in stream_ids],
+        part="file",
+        started="The files were read as separate recordings",
+    )
+
+
+def choice_facts(detection: Detection, stream_ids: Sequence[str]) -> dict[str, Any]:
+    """The facts of the chosen streams, with the earliest start the reader gives them; no device named is
+    None, not ""."""
+    facts = stream_facts(detection, stream_ids)
+    starts = detection.file_metadata.get("stream_start_times")
+    if isinstance(starts, Mapping):  # detections stored before streams could be chosen lack it
+        known = [datetime.fromisoformat(starts[stream_id]) for stream_id in stream_ids if starts.get(stream_id)]
+        facts["session_start_time"] = min(known).isoformat() if known else None
+    facts["device"] = facts["device"] or None
+    return facts
 
 
 def _candidate_sources(choice: ChoosableInterface, files: Sequence[str]) -> list[str]:
@@ -356,7 +396,9 @@ def _naive_iso(value: datetime | date | str) -> str | None:
     return value.replace(tzinfo=None).isoformat()
 
 
-def _stream(choice: ChoosableInterface, root: Path, files: Sequence[str], item: _Opened) -> Stream:
+def _stream(
+    choice: ChoosableInterface, root: Path, files: Sequence[str], item: _Opened, *, several_sources: bool
+) -> Stream:
     members = _source_files(item.source, files, folder=choice.source == "folder_path")
     where = "the upload" if item.source == "." else item.source
     label = f"{item.stream} in {where}" if item.stream else where
@@ -369,6 +411,8 @@ def _stream(choice: ChoosableInterface, root: Path, files: Sequence[str], item: 
         duration_s=item.duration_s,
         size_bytes=sum((root / name).stat().st_size for name in members),
         files=tuple(members),
+        kind="auxiliary" if _is_auxiliary(item.stream) else "neural",
+        group=item.source if several_sources else "",
     )
 
 
@@ -450,6 +494,7 @@ def _failure_notes(
 
 def _open_for_reading(root: Path, detection: Detection, stream_ids: Sequence[str]) -> AbstractContextManager[Path]:
     """The chosen streams' files under `upload/`, and beside it what the converter needs to open them."""
+    check_choice(detection, stream_ids)
     streams = [detection.stream(stream_id) for stream_id in stream_ids]
     choice = {
         "interface": detection.file_metadata["interface"],
@@ -519,6 +564,8 @@ def _supported_format(choice: ChoosableInterface) -> SupportedFormat:
         inspect=partial(_inspect_chosen, choice),
         open_for_reading=_open_for_reading,
         build_converter=partial(_build_converter, choice),
+        check_choice=check_choice,
+        facts=choice_facts,
     )
 
 
@@ -582,6 +629,8 @@ def _list_files(root: Path) -> list[str]:
 __all__ = [
     "CHOICE_PREFIX",
     "ChoosableInterface",
+    "check_choice",
+    "choice_facts",
     "choosable_format",
     "choosable_formats",
     "choosable_interfaces",

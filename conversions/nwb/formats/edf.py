@@ -160,6 +160,7 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
             duration_s=header.records * header.record_seconds,
             size_bytes=size,
             files=(name,),
+            kind="neural" if plan.electrodes else "auxiliary",
         )
         for plan in plans
     )

@@ -331,6 +331,7 @@ def _confirm_with_reader(root: Path, headers: Sequence[_Header]) -> tuple[tuple[
                 duration_s=duration,
                 size_bytes=sum(header.size_bytes for header in headers),
                 files=tuple(header.name for header in headers),
+                kind="neural" if kind.neural else "auxiliary",
             )
         )
     if not streams:

@@ -282,6 +282,8 @@ def _confirm_with_reader(
                 duration_s=sum(lengths) / rate,
                 size_bytes=sum(ncs.size_bytes for ncs in members),
                 files=tuple(ncs.name for ncs in members),
+                # Cheetah's continuous channels are electrodes; its other inputs go to event files.
+                kind="neural",
             )
         )
         if len(lengths) > 1:

@@ -122,6 +122,7 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
         duration_s=session.dat_bytes // (session.channel_count * _SAMPLE_BYTES) / session.sampling_rate_hz,
         size_bytes=session.dat_bytes + session.xml_bytes,
         files=(session.dat, session.xml),
+        kind="neural",
     )
     return Detection(
         format=_KEY,

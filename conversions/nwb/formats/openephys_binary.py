@@ -14,7 +14,8 @@ A recording as the GUI saves it::
 The upload may hold the node folder, its parent (a session with several nodes) or only the node's
 contents. A stream here is one continuous folder of one experiment of one node, across that
 experiment's recordings (neo reads those as the segments of one block). One NWB file holds one
-experiment: each experiment was started separately and has its own start time.
+experiment: each experiment was started separately and has its own start time, so streams of two
+experiments are refused together (a stream's group names its experiment when there are several).
 
 Readers get a view (`base.reader_view`) laid out like the original but holding only the chosen
 experiment and streams: `structure.oebin` is rewritten to list just those streams and no events or
@@ -38,7 +39,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import RecordingProblem
-from .base import Detection, Stream, SupportedFormat, problems_message, reader_view, short_reason, some_names
+from .base import (
+    Detection,
+    Stream,
+    SupportedFormat,
+    problems_message,
+    reader_view,
+    refuse_mixed_groups,
+    short_reason,
+    some_names,
+    stream_facts,
+)
 
 if TYPE_CHECKING:
     from neuroconv import NWBConverter
@@ -128,6 +139,7 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
     experiments = _read_experiments(root, files, notes)
     nodes = sorted({experiment.node for experiment in experiments})
     first_number = min(experiment.number for experiment in experiments)
+    several_experiments = len({experiment.number for experiment in experiments}) > 1
     streams: list[Stream] = []
     default_streams: list[str] = []
     probes: dict[str, dict[str, str]] = {}
@@ -137,6 +149,7 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
         for folder, (channel_count, rate, samples, probe) in confirmed.items():
             stream_id = experiment.stream_id(folder)
             files_of_stream = _stream_files(experiment, folder)
+            neural = _is_neural(experiment.entry(folder), folder)
             streams.append(
                 Stream(
                     id=stream_id,
@@ -146,10 +159,15 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
                     duration_s=samples / rate,
                     size_bytes=sum((root / name).stat().st_size for name in files_of_stream),
                     files=files_of_stream,
+                    kind="neural" if neural else "auxiliary",
+                    group=_experiment_group(experiment.number) if several_experiments else "",
                 )
             )
-            if experiment.number == first_number and _is_neural(experiment.entry(folder), folder):
+            if experiment.number == first_number and neural:
                 default_streams.append(stream_id)
+            # Probes are read for the first experiment only (see `_confirm_with_reader`); a later
+            # experiment's stream of the same node and folder is the same probe slot, so it borrows that.
+            probe = probe or probes.get(_stream_id(experiment.node, first_number, folder))
             if probe is not None:
                 probes[stream_id] = probe
             devices[stream_id] = _device_words(experiment.entry(folder), folder, probe)
@@ -164,14 +182,11 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
             "you will be asked for the start time."
         )
     defaults = [stream for stream in streams if stream.id in default_streams]
+    probe_words = {stream_id: _probe_words(probe) for stream_id, probe in probes.items()}
     file_metadata: dict[str, Any] = {
         "session_start_time": first.start_time.isoformat() if first.start_time else None,
         "device": "; ".join(dict.fromkeys(devices[stream.id] for stream in defaults)),
-        "probe": "; ".join(
-            f"{probe['name']}: {probe['part_number']}" + (f" (serial {probe['serial']})" if probe["serial"] else "")
-            for stream_id, probe in probes.items()
-            if stream_id in default_streams
-        ),
+        "probe": "; ".join(dict.fromkeys(probe_words[s] for s in default_streams if s in probe_words)),
         "channel_count": sum(stream.channel_count for stream in defaults),
         "sampling_rate_hz": max(stream.sampling_rate_hz for stream in defaults),
         "duration_s": max(stream.duration_s for stream in defaults),
@@ -182,6 +197,9 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
             for experiment in experiments
             if experiment.node == first.node
         },
+        # Each stream's own, for another choice than the defaults (`stream_facts`).
+        "stream_devices": devices,
+        "stream_probes": probe_words,
     }
     return Detection(
         format=_KEY,
@@ -191,6 +209,14 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
         file_metadata=file_metadata,
         notes=tuple(notes),
     )
+
+
+def _experiment_group(number: int) -> str:
+    return f"experiment {number}"
+
+
+def _probe_words(probe: Mapping[str, str]) -> str:
+    return f"{probe['name']}: {probe['part_number']}" + (f" (serial {probe['serial']})" if probe["serial"] else "")
 
 
 def _read_experiments(root: Path, files: Sequence[str], notes: list[str]) -> list[_Experiment]:
@@ -594,6 +620,26 @@ def _notes(
     return notes
 
 
+# --- choosing streams ----------------------------------------------------------------------------
+
+
+def _check_choice(detection: Detection, stream_ids: Sequence[str]) -> None:
+    """One experiment per NWB file; streams of several Record Nodes of one experiment go together."""
+    refuse_mixed_groups(
+        [_experiment_group(_parse_stream_id(stream_id)[1]) for stream_id in stream_ids],
+        part="experiment",
+        started="Open Ephys started each experiment separately (a new one each time acquisition is restarted)",
+    )
+
+
+def _facts(detection: Detection, stream_ids: Sequence[str]) -> dict[str, Any]:
+    """The facts of the chosen streams, with the start time of their experiment."""
+    facts = stream_facts(detection, stream_ids)
+    number = _parse_stream_id(stream_ids[0])[1]
+    facts["session_start_time"] = detection.file_metadata.get("experiment_start_times", {}).get(str(number))
+    return facts
+
+
 # --- reading and converting ----------------------------------------------------------------------
 
 
@@ -646,13 +692,8 @@ def _view(root: Path, selection: Sequence[tuple[_Experiment, Sequence[str]]]) ->
 
 def _open_for_reading(root: Path, detection: Detection, stream_ids: Sequence[str]) -> AbstractContextManager[Path]:
     """A view of the chosen streams, all from one experiment (of one or more nodes)."""
+    _check_choice(detection, stream_ids)
     chosen = [_parse_stream_id(stream_id) for stream_id in stream_ids]
-    numbers = sorted({number for _, number, _ in chosen})
-    if len(numbers) > 1:
-        raise RecordingProblem(
-            f"The chosen streams come from different experiments ({', '.join(map(str, numbers))}), which were "
-            "started separately, each with its own start time. Convert one experiment per NWB file."
-        )
     # Read again from the files detection checked (the conversion re-checks their sizes first).
     files = sorted({name for stream_id in stream_ids for name in detection.stream(stream_id).files})
     experiments = _read_experiments(root, files, [])
@@ -804,4 +845,6 @@ FORMAT = SupportedFormat(
     inspect=_inspect,
     open_for_reading=_open_for_reading,
     build_converter=_build_converter,
+    check_choice=_check_choice,
+    facts=_facts,
 )

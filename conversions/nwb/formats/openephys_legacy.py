@@ -14,7 +14,7 @@ A recording as the GUI saves it::
 Each `.continuous` file is a 1,024-byte text header (sampling rate, gain, channel name, creation
 date) and then records of a fixed size: 1,024 samples of one channel with their timestamp. A
 stream here is one processor's neural (CH) channels in one experiment; one NWB file holds one
-experiment, as each has its own start.
+experiment, as each has its own start (streams of two experiments are refused together).
 
 neo's reader finds the experiment and the channel in the file names, and misreads GUI 0.5's names
 (it takes "114_17.continuous" for experiment 17 of a channel without a name, then fails); it also
@@ -44,7 +44,17 @@ from xml.etree import ElementTree
 import numpy as np
 
 from ..errors import RecordingProblem
-from .base import Detection, Stream, SupportedFormat, problems_message, reader_view, short_reason, some_names
+from .base import (
+    Detection,
+    Stream,
+    SupportedFormat,
+    problems_message,
+    reader_view,
+    refuse_mixed_groups,
+    short_reason,
+    some_names,
+    stream_facts,
+)
 
 if TYPE_CHECKING:
     from neuroconv import NWBConverter
@@ -119,6 +129,10 @@ def _parse_stream_id(stream_id: str) -> tuple[int, str]:
     return int(match["number"]), match["source"]
 
 
+def _experiment_group(experiment: int) -> str:
+    return f"experiment {experiment}"
+
+
 # --- claim and inspection ------------------------------------------------------------------------
 
 
@@ -144,6 +158,7 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
     streams: list[Stream] = []
     notes: list[str] = []
     start_times: dict[int, datetime | None] = {}
+    several_experiments = len({experiment for experiment, _ in neural}) > 1
     for (experiment, source), members in sorted(neural.items()):
         start_times.setdefault(experiment, _start_time(members[0].header))
         stream_id = _stream_id(experiment, source)
@@ -159,6 +174,8 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
                 duration_s=duration_s,
                 size_bytes=sum((root / name).stat().st_size for name in stream_files),
                 files=stream_files,
+                kind="neural",  # only the electrode (CH) channels are streams
+                group=_experiment_group(experiment) if several_experiments else "",
             )
         )
     experiments = sorted(start_times)
@@ -193,6 +210,8 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
             "experiment_start_times": {
                 str(experiment): moment.isoformat() if moment else None for experiment, moment in start_times.items()
             },
+            # Each stream's source, for another choice than the defaults (`stream_facts`).
+            "stream_devices": {stream.id: descriptions[_parse_stream_id(stream.id)[1]] for stream in streams},
         },
         notes=tuple(notes),
     )
@@ -573,6 +592,26 @@ def _view_file(source: str, channel: _Channel) -> str:
     return f"{source}/{channel.processor}_{channel.name}{_SUFFIX}"
 
 
+# --- choosing streams ----------------------------------------------------------------------------
+
+
+def _check_choice(detection: Detection, stream_ids: Sequence[str]) -> None:
+    """One experiment per NWB file."""
+    refuse_mixed_groups(
+        [_experiment_group(_parse_stream_id(stream_id)[0]) for stream_id in stream_ids],
+        part="experiment",
+        started="Open Ephys started each experiment separately (a new one each time acquisition is restarted)",
+    )
+
+
+def _facts(detection: Detection, stream_ids: Sequence[str]) -> dict[str, Any]:
+    """The facts of the chosen streams, with the start time of their experiment."""
+    facts = stream_facts(detection, stream_ids)
+    experiment = _parse_stream_id(stream_ids[0])[0]
+    facts["session_start_time"] = detection.file_metadata.get("experiment_start_times", {}).get(str(experiment))
+    return facts
+
+
 # --- reading and converting ----------------------------------------------------------------------
 
 
@@ -591,13 +630,8 @@ def _view(root: Path, streams: Mapping[str, Sequence[_Channel]], settings: str) 
 
 
 def _open_for_reading(root: Path, detection: Detection, stream_ids: Sequence[str]) -> AbstractContextManager[Path]:
+    _check_choice(detection, stream_ids)
     chosen = [_parse_stream_id(stream_id) for stream_id in stream_ids]
-    experiments = sorted({experiment for experiment, _ in chosen})
-    if len(experiments) > 1:
-        raise RecordingProblem(
-            f"The chosen streams come from different experiments ({', '.join(map(str, experiments))}), which were "
-            "started separately, each with its own start time. Convert one experiment per NWB file."
-        )
     # Read again from the files detection checked (the conversion re-checks their sizes first).
     files = sorted({name for stream_id in stream_ids for name in detection.stream(stream_id).files})
     _, channels = _read_channels(root, files)
@@ -691,4 +725,6 @@ FORMAT = SupportedFormat(
     inspect=_inspect,
     open_for_reading=_open_for_reading,
     build_converter=_build_converter,
+    check_choice=_check_choice,
+    facts=_facts,
 )

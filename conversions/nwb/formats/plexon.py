@@ -110,6 +110,7 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
         duration_s=header.duration_s,
         size_bytes=header.size_bytes,
         files=(name,),
+        kind="spikes",
     )
     file_metadata: dict[str, Any] = {
         "session_start_time": header.start_time.isoformat() if header.start_time else None,

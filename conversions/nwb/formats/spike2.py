@@ -115,6 +115,7 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
             duration_s=signal.samples / signal.rate,
             size_bytes=size,
             files=(name,),
+            kind="neural" if signal.is_voltage else "auxiliary",
         )
         for signal in signals
     )

@@ -1,7 +1,9 @@
 """SpikeGLX (Neuropixels): `.bin` data files, each with the `.meta` file that describes it.
 
 One upload is one recording (run, gate and trigger); each probe's AP and LF bands are streams,
-converted together by default. NI-DAQ and OneBox streams are recognised but not converted yet.
+converted together by default, and any of them may be chosen alone (an LF stream reads its probe's
+layout from the AP .meta, which every reader view holds). NI-DAQ and OneBox streams are recognised
+but not converted yet, so they are not streams one can choose.
 """
 
 from __future__ import annotations
@@ -16,7 +18,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RecordingProblem
-from .base import Detection, Stream, SupportedFormat, problems_message, reader_view, short_reason, some_names
+from .base import (
+    Detection,
+    Stream,
+    SupportedFormat,
+    problems_message,
+    reader_view,
+    short_reason,
+    some_names,
+    stream_facts,
+)
 
 if TYPE_CHECKING:
     from neuroconv import NWBConverter
@@ -95,7 +106,7 @@ def _inspect_spikeglx(root: Path, files: Sequence[str]) -> Detection:
         )
     _refuse_lf_without_ap(probe_pairs)
 
-    streams, device, probe = _confirm_with_reader(root, probe_pairs)
+    streams, devices, probes = _confirm_with_reader(root, probe_pairs)
     notes = _spikeglx_notes(pairs, ignored)
     start_time = _start_time(probe_pairs[0])
     if start_time is None:
@@ -105,12 +116,15 @@ def _inspect_spikeglx(root: Path, files: Sequence[str]) -> Detection:
         )
     file_metadata: dict[str, Any] = {
         "session_start_time": start_time.isoformat() if start_time else None,
-        "device": device,
-        "probe": probe,
+        "device": "; ".join(dict.fromkeys(devices.values())),
+        "probe": "; ".join(dict.fromkeys(probes.values())),
         "channel_count": _electrode_count(streams),
         "sampling_rate_hz": max(stream.sampling_rate_hz for stream in streams),
         "duration_s": max(stream.duration_s for stream in streams),
         "size_bytes": sum(stream.size_bytes for stream in streams),
+        # Each probe's own, for a choice of some probes' streams (`stream_facts`).
+        "stream_devices": devices,
+        "stream_probes": probes,
     }
     return Detection(
         format=_SPIKEGLX_KEY,
@@ -120,6 +134,12 @@ def _inspect_spikeglx(root: Path, files: Sequence[str]) -> Detection:
         file_metadata=file_metadata,
         notes=tuple(notes),
     )
+
+
+def _facts(detection: Detection, stream_ids: Sequence[str]) -> dict[str, Any]:
+    facts = stream_facts(detection, stream_ids)
+    facts["channel_count"] = _electrode_count([detection.stream(stream_id) for stream_id in stream_ids])
+    return facts
 
 
 def _electrode_count(streams: Sequence[Stream]) -> int:
@@ -314,17 +334,19 @@ def _refuse_lf_without_ap(pairs: Sequence[_MetaPair]) -> None:
             )
 
 
-def _confirm_with_reader(root: Path, pairs: Sequence[_MetaPair]) -> tuple[tuple[Stream, ...], str, str]:
+def _confirm_with_reader(
+    root: Path, pairs: Sequence[_MetaPair]
+) -> tuple[tuple[Stream, ...], dict[str, str], dict[str, str]]:
     """Open each probe stream with neuroconv's interface (headers only) and describe it.
 
-    Returns the streams, a device description and the probe part numbers.
+    Returns the streams, and by stream id the probe's description and its part and serial numbers.
     """
     # Imported here: neuroconv costs ~1 s to import, and only detection and conversion need it.
     from neuroconv.datainterfaces import SpikeGLXRecordingInterface
 
     streams: list[Stream] = []
-    devices: list[str] = []
-    probes: list[str] = []
+    devices: dict[str, str] = {}
+    probes: dict[str, str] = {}
     names = {
         f"{pair.stem}{suffix}": name for pair in pairs for suffix, name in ((".bin", pair.bin), (".meta", pair.meta))
     }
@@ -355,17 +377,14 @@ def _confirm_with_reader(root: Path, pairs: Sequence[_MetaPair]) -> tuple[tuple[
                     duration_s=samples / rate,
                     size_bytes=pair.bin_bytes + pair.meta_bytes,
                     files=(pair.bin, pair.meta),
+                    kind="neural",
                 )
             )
-            description = str(probe.get("description") or "Neuropixels probe")
+            devices[pair.stream_id] = str(probe.get("description") or "Neuropixels probe")
             part_number = str(probe.get("part_number") or pair.values.get("imDatPrb_pn", "unknown"))
             serial = probe.get("serial_number")
-            probe_text = f"{device}: {part_number}" + (f" (serial {serial})" if serial else "")
-            if description not in devices:
-                devices.append(description)
-            if probe_text not in probes:
-                probes.append(probe_text)
-    return tuple(streams), "; ".join(devices), "; ".join(probes)
+            probes[pair.stream_id] = f"{device}: {part_number}" + (f" (serial {serial})" if serial else "")
+    return tuple(streams), devices, probes
 
 
 def _spikeglx_notes(pairs: Sequence[_MetaPair], ignored: Sequence[str]) -> list[str]:
@@ -451,4 +470,5 @@ FORMAT = SupportedFormat(
     inspect=_inspect_spikeglx,
     open_for_reading=_spikeglx_open_for_reading,
     build_converter=_spikeglx_converter,
+    facts=_facts,
 )

@@ -9,6 +9,7 @@ from conversions.models import (
     Lab,
     Membership,
     MetadataField,
+    Preview,
     SourceFile,
     ValidationIssue,
 )
@@ -57,6 +58,13 @@ class AttemptInline(admin.TabularInline):
     show_change_link = True
 
 
+class PreviewInline(admin.TabularInline):
+    model = Preview
+    extra = 0
+    fields = ("number", "state", "streams", "size_bytes", "started_at", "finished_at", "error_message")
+    readonly_fields = fields
+
+
 class ChatMessageInline(admin.TabularInline):
     model = ChatMessage
     extra = 0
@@ -70,7 +78,7 @@ class ConversionSessionAdmin(admin.ModelAdmin):
     list_filter = ("needs_review", "status", "lab")
     search_fields = ("id", "title", "owner__username")
     readonly_fields = ("created", "updated")
-    inlines = [SourceFileInline, MetadataFieldInline, AttemptInline, ChatMessageInline]
+    inlines = [SourceFileInline, MetadataFieldInline, AttemptInline, PreviewInline, ChatMessageInline]
 
 
 class ValidationIssueInline(admin.TabularInline):

@@ -15,7 +15,7 @@ from ninja.security import SessionAuth
 
 from conversions import services
 from conversions.errors import NotFound, PortalError
-from conversions.models import ApiToken, ConversionAttempt, ConversionSession
+from conversions.models import ApiToken, ConversionAttempt, ConversionSession, Preview
 from conversions.orchestrator.state import Status as SessionStatus
 
 
@@ -87,6 +87,18 @@ class AttemptOut(Schema):
     error: str
     validation: str
     output_url: str | None
+    # Form fixes applied from the files while converting: field, before, after, check_name, reason.
+    fixes: list[dict[str, Any]]
+
+
+class PreviewOut(Schema):
+    number: int
+    state: str
+    streams: list[str]
+    size_bytes: int | None
+    error: str
+    summary: dict[str, Any]
+    url: str | None
 
 
 class ProgressOut(Schema):
@@ -123,6 +135,7 @@ class SessionOut(SessionSummaryOut):
     files: list[FileOut]
     metadata: dict[str, FieldOut]
     attempts: list[AttemptOut]
+    previews: list[PreviewOut]
     issues: list[IssueOut]
     messages: list[MessageOut]
     progress: ProgressOut
@@ -139,7 +152,9 @@ class MessageIn(Schema):
 
 
 class ActionIn(Schema):
-    action: Literal["approve", "reject", "accept_as_is", "cancel", "retry", "select_format"]
+    action: Literal[
+        "approve", "reject", "accept_as_is", "cancel", "retry", "select_format", "select_streams", "preview"
+    ]
     value: Any = None
 
 
@@ -173,6 +188,12 @@ def _output_url(session: ConversionSession, attempt: ConversionAttempt) -> str |
     if attempt.state != ConversionAttempt.State.SUCCEEDED:
         return None
     return reverse("api:session_output", kwargs={"session_id": session.id}) + f"?attempt={attempt.number}"
+
+
+def _preview_url(session: ConversionSession, preview: Preview) -> str | None:
+    if preview.state != Preview.State.SUCCEEDED:
+        return None
+    return reverse("api:session_preview", kwargs={"session_id": session.id, "number": preview.number})
 
 
 def session_detail(session: ConversionSession) -> dict[str, Any]:
@@ -211,8 +232,21 @@ def session_detail(session: ConversionSession) -> dict[str, Any]:
                 "error": a.error_message,
                 "validation": a.validation,
                 "output_url": _output_url(session, a),
+                "fixes": a.fixes,
             }
             for a in attempts
+        ],
+        "previews": [
+            {
+                "number": p.number,
+                "state": p.state,
+                "streams": p.streams,
+                "size_bytes": p.size_bytes,
+                "error": p.error_message,
+                "summary": p.summary,
+                "url": _preview_url(session, p),
+            }
+            for p in session.previews.all()
         ],
         "issues": [
             {
@@ -314,4 +348,15 @@ def download_output(request: HttpRequest, session_id: uuid.UUID, attempt: int | 
     if chosen is None or not Path(chosen.output_path).is_file():
         raise NotFound("There is no NWB file to download yet: it appears once a conversion has finished.")
     path = Path(chosen.output_path)
+    return FileResponse(path.open("rb"), as_attachment=True, filename=path.name, content_type="application/x-hdf5")
+
+
+@api.get("/sessions/{session_id}/previews/{number}/file", response={404: ErrorOut}, url_name="session_preview")
+def download_preview(request: HttpRequest, session_id: uuid.UUID, number: int) -> FileResponse:
+    """A preview's stub NWB file: the first seconds only, never validated, never the result."""
+    session = services.get_session(request.user, session_id)
+    preview = session.previews.filter(number=number, state=Preview.State.SUCCEEDED).first()
+    if preview is None or not Path(preview.output_path).is_file():
+        raise NotFound("There is no such preview: ask for one with “preview”, then download it once it is ready.")
+    path = Path(preview.output_path)
     return FileResponse(path.open("rb"), as_attachment=True, filename=path.name, content_type="application/x-hdf5")

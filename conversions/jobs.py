@@ -20,7 +20,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from conversions import notify, services
-from conversions.models import ConversionAttempt, ConversionSession, ValidationIssue
+from conversions.models import ConversionAttempt, ConversionSession, Preview, ValidationIssue
 from conversions.nwb.errors import AmbiguousRecording, ConversionCancelled, ConversionFailed, RecordingProblem
 from conversions.orchestrator.state import (
     ConversionFailed as ConversionFailedEvent,
@@ -32,6 +32,8 @@ from conversions.orchestrator.state import (
     FormatOption,
     IssueSummary,
     JobLost,
+    PreviewFailed,
+    PreviewReady,
     Status,
     ValidationCompleted,
 )
@@ -158,17 +160,90 @@ def convert_attempt(attempt_id: int, *, worker: str = "") -> None:
         temporary_path_for(output).unlink(missing_ok=True)
         _fail(attempt, UNEXPECTED, traceback.format_exc())
         return
+    fixes = [fix.to_json() for fix in result.applied_fixes]
     finished = ConversionAttempt.objects.filter(id=attempt_id, state=ConversionAttempt.State.RUNNING).update(
         state=ConversionAttempt.State.SUCCEEDED,
         size_bytes=result.size_bytes,
         finished_at=timezone.now(),
         progress=100.0,
+        fixes=fixes,
     )
     if not finished:
         # Cancelled between the last progress report and the end: the file is not wanted.
         Path(output).unlink(missing_ok=True)
         return
-    services.record_job_event(session.id, ConversionSucceeded(attempt=attempt.number, size_bytes=result.size_bytes))
+    services.record_job_event(
+        session.id, ConversionSucceeded(attempt=attempt.number, size_bytes=result.size_bytes, fixes=tuple(fixes))
+    )
+
+
+def preview_recording(preview_id: int) -> None:
+    """A stub conversion (a few seconds of each stream) and a description of the file it gives.
+
+    Not a conversion attempt: it is not validated, not numbered with the attempts and never the
+    session's result; a failure only says why, and the conversation goes on where it was."""
+    from conversions.nwb.conversion import convert_recording
+    from conversions.nwb.detection import Detection
+    from conversions.nwb.naming import temporary_path_for
+    from conversions.nwb.preview import describe_in_words, describe_nwb
+
+    claimed = Preview.objects.filter(id=preview_id, state=Preview.State.QUEUED).update(
+        state=Preview.State.RUNNING, started_at=timezone.now(), deliveries=F("deliveries") + 1
+    )
+    if not claimed:
+        return
+    preview = Preview.objects.select_related("session").get(id=preview_id)
+    session = preview.session
+    output = services.preview_output_path(session, preview)
+    Preview.objects.filter(id=preview_id).update(output_path=str(output))
+    detection = Detection.from_json(session.detection or {})
+
+    def still_wanted() -> bool:
+        return Preview.objects.filter(id=preview_id, state=Preview.State.RUNNING).exists()
+
+    try:
+        result = convert_recording(
+            source_root=session.source_directory,
+            detection=detection,
+            stream_ids=preview.streams,
+            metadata=preview.metadata,
+            timezone=session.timezone,
+            output_path=output,
+            should_stop=lambda: not still_wanted(),
+            stub=True,
+        )
+        summary = describe_nwb(output)
+    except ConversionCancelled:
+        temporary_path_for(output).unlink(missing_ok=True)
+        return
+    except (ConversionFailed, RecordingProblem) as exc:
+        _fail_preview(preview, exc.user_message, exc.detail)
+        return
+    except Exception:
+        logger.exception("preview crashed for preview %s", preview_id)
+        temporary_path_for(output).unlink(missing_ok=True)
+        _fail_preview(preview, UNEXPECTED, traceback.format_exc())
+        return
+    full_duration = max((detection.stream(s).duration_s for s in result.streams), default=None)
+    words = describe_in_words(summary, full_duration_s=full_duration)
+    finished = Preview.objects.filter(id=preview_id, state=Preview.State.RUNNING).update(
+        state=Preview.State.SUCCEEDED, size_bytes=result.size_bytes, summary=summary, finished_at=timezone.now()
+    )
+    if not finished:
+        Path(output).unlink(missing_ok=True)
+        return
+    services.record_job_event(
+        session.id,
+        PreviewReady(number=preview.number, summary=summary, words=words, size_bytes=result.size_bytes),
+    )
+
+
+def _fail_preview(preview: Preview, user_message: str, detail: str) -> None:
+    failed = Preview.objects.filter(id=preview.id, state=Preview.State.RUNNING).update(
+        state=Preview.State.FAILED, finished_at=timezone.now(), error_message=user_message, error_detail=detail
+    )
+    if failed:
+        services.record_job_event(preview.session_id, PreviewFailed(number=preview.number, user_message=user_message))
 
 
 def _fail(attempt: ConversionAttempt, user_message: str, detail: str) -> None:
@@ -185,6 +260,7 @@ def _fail(attempt: ConversionAttempt, user_message: str, detail: str) -> None:
 
 
 def validate_attempt(attempt_id: int) -> None:
+    from conversions.nwb.dandi_validation import merge_findings, validate_with_dandi
     from conversions.nwb.validation import InspectionIssue, explain, fields_for, inspect_nwb, outcome_of
 
     claimed = ConversionAttempt.objects.filter(
@@ -199,7 +275,10 @@ def validate_attempt(attempt_id: int) -> None:
         attempt.session_id, {"type": "progress", "phase": "validating", "percent": 0.0, "attempt": attempt.number}
     )
     try:
-        issues = inspect_nwb(Path(attempt.output_path))
+        path = Path(attempt.output_path)
+        # DANDI's own validator beside nwbinspector: what only it finds (schema types, species DANDI
+        # does not know) is added, what it repeats is dropped.
+        issues = merge_findings(inspect_nwb(path), validate_with_dandi(path))
     except Exception as exc:
         # A check that cannot run is reported like any other problem with the file, so the session
         # moves on (the user can retry or accept) instead of waiting for a validation that never ends.
@@ -314,6 +393,17 @@ def recover_stalled_jobs(*, stall_seconds: int | None = None, everything: bool =
             tasks.validate_attempt.delay(attempt.id)
             recovered += 1
 
+    # A preview takes seconds: one its worker left behind is not run again (the user may have moved
+    # on), only reported, so the user can ask for it again.
+    # Queued ones are lost only with an in-memory queue; Redis keeps them (behind a long conversion,
+    # perhaps), so only a preview running for longer than the stall time counts as lost there.
+    if everything:
+        previews = Preview.objects.filter(state__in=[Preview.State.QUEUED, Preview.State.RUNNING])
+    else:
+        previews = Preview.objects.filter(state=Preview.State.RUNNING, started_at__lt=cutoff)
+    for preview in previews:
+        _fail_preview_lost(preview)
+
     detecting = ConversionSession.objects.filter(status=Status.DETECTING_FORMAT)
     if not everything:
         detecting = detecting.filter(updated__lt=cutoff)
@@ -322,3 +412,12 @@ def recover_stalled_jobs(*, stall_seconds: int | None = None, everything: bool =
         tasks.detect_recording.delay(str(session.id), memory.files_version, memory.chosen_format)
         recovered += 1
     return recovered
+
+
+def _fail_preview_lost(preview: Preview) -> None:
+    message = "it was interrupted (the server restarted while making it). Say “preview” to make it again."
+    failed = Preview.objects.filter(id=preview.id, state__in=[Preview.State.QUEUED, Preview.State.RUNNING]).update(
+        state=Preview.State.FAILED, finished_at=timezone.now(), error_message=message
+    )
+    if failed:
+        services.record_job_event(preview.session_id, PreviewFailed(number=preview.number, user_message=message))

@@ -196,6 +196,8 @@ class ConversionAttempt(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     error_message = models.TextField(blank=True)
     error_detail = models.TextField(blank=True)
+    # Form fixes the conversion applied from the files (conversions.nwb.autofix.AppliedFix.to_json()).
+    fixes = models.JSONField(default=list, blank=True)
     validation = models.CharField(max_length=32, choices=Validation.choices, default=Validation.PENDING)
     validation_started_at = models.DateTimeField(null=True, blank=True)
     validated_at = models.DateTimeField(null=True, blank=True)
@@ -218,6 +220,47 @@ class ConversionAttempt(models.Model):
         if self.started_at and self.finished_at:
             return (self.finished_at - self.started_at).total_seconds()
         return None
+
+
+class Preview(models.Model):
+    """A seconds-long stub conversion made before the full run, to see the file's structure and the
+    metadata in place. Never validated and never offered as the session's result."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    session = models.ForeignKey(ConversionSession, on_delete=models.CASCADE, related_name="previews")
+    number = models.PositiveIntegerField()
+    state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED)
+    streams = models.JSONField(default=list)
+    metadata = models.JSONField(default=dict)
+    output_path = models.CharField(max_length=1024, blank=True)
+    size_bytes = models.BigIntegerField(null=True, blank=True)
+    # conversions.nwb.preview.describe_nwb() of the file.
+    summary = models.JSONField(default=dict, blank=True)
+    deliveries = models.PositiveSmallIntegerField(default=0)
+    queued_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error_message = models.TextField(blank=True)
+    error_detail = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["session", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "number"], name="one_preview_per_number"),
+            models.CheckConstraint(
+                condition=Q(state__in=["queued", "running", "succeeded", "failed", "cancelled"]),
+                name="preview_state_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"preview {self.number} of {self.session_id}"
 
 
 class ValidationIssue(models.Model):

@@ -30,6 +30,7 @@ from conversions.models import (
     Lab,
     Membership,
     MetadataField,
+    Preview,
     SourceFile,
 )
 from conversions.orchestrator import policy
@@ -46,6 +47,7 @@ from conversions.orchestrator.state import (
     SessionView,
     Source,
     StartConversion,
+    StartPreview,
     StartValidation,
     Status,
     Step,
@@ -311,6 +313,8 @@ def recording_summary(detection: dict[str, Any] | None) -> RecordingSummary | No
             sampling_rate_hz=s["sampling_rate_hz"],
             duration_s=s["duration_s"],
             size_bytes=s["size_bytes"],
+            group=s.get("group", ""),
+            kind=s.get("kind", "neural"),
         )
         for s in detection["streams"]
     )
@@ -322,6 +326,7 @@ def recording_summary(detection: dict[str, Any] | None) -> RecordingSummary | No
         default_streams=tuple(detection["default_streams"]),
         file_count=len(files),
         notes=tuple(detection.get("notes", ())),
+        detection=detection,
     )
 
 
@@ -401,6 +406,11 @@ def _carry_out(session: ConversionSession, action: Any) -> None:
             )
             attempt_id = attempt.id
             transaction.on_commit(lambda: tasks.convert_attempt.apply_async((attempt_id,), task_id=task_id))
+        case StartPreview(number=number, streams=streams):
+            metadata = {row.name: row.value for row in session.metadata_fields.all()}
+            preview = Preview.objects.create(session=session, number=number, streams=list(streams), metadata=metadata)
+            preview_id = preview.id
+            transaction.on_commit(lambda: tasks.preview_recording.delay(preview_id))
         case StartValidation(attempt=number):
             attempt = session.attempts.get(number=number)
             attempt_id = attempt.id
@@ -427,6 +437,9 @@ def _cancel_jobs(session: ConversionSession) -> None:
         if attempt.output_path:
             temporary_path_for(Path(attempt.output_path)).unlink(missing_ok=True)
     active.update(state=ConversionAttempt.State.CANCELLED, finished_at=now, error_message="Cancelled by the user.")
+    session.previews.filter(state__in=[Preview.State.QUEUED, Preview.State.RUNNING]).update(
+        state=Preview.State.CANCELLED, finished_at=now, error_message="Cancelled by the user."
+    )
 
 
 def attempt_output_path(session: ConversionSession, attempt: ConversionAttempt) -> Path:
@@ -445,6 +458,29 @@ def attempt_output_path(session: ConversionSession, attempt: ConversionAttempt) 
         fallback=PurePosixPath(first.relative_path).name.split(".")[0] if first else f"session-{session.id}",
     )
     return session.directory / f"attempt-{attempt.number}" / name
+
+
+def preview_output_path(session: ConversionSession, preview: Preview) -> Path:
+    """Where a preview's NWB file goes: beside the attempts, never mistaken for a result (DANDI's
+    `desc-` entity marks it as a preview)."""
+    from conversions.nwb.detection import format_handler
+    from conversions.nwb.naming import dandi_file_name, session_label
+
+    handler = format_handler(session.format) if session.format else None
+    start = preview.metadata.get("session_start_time")
+    first = session.files.order_by("relative_path").first()
+    name = dandi_file_name(
+        subject_id=preview.metadata.get("subject_id"),
+        session_id=session_label(start) if start else None,
+        modality=handler.modality if handler else "ecephys",
+        fallback=PurePosixPath(first.relative_path).name.split(".")[0] if first else f"session-{session.id}",
+    )
+    modality = handler.modality if handler else "ecephys"
+    if name.endswith(f"_{modality}.nwb"):
+        name = name.removesuffix(f"_{modality}.nwb") + f"_desc-preview_{modality}.nwb"
+    else:
+        name = name.removesuffix(".nwb") + "_preview.nwb"
+    return session.directory / "previews" / f"preview-{preview.number}" / name
 
 
 def message_payload(message: ChatMessage) -> dict[str, Any]:

@@ -24,6 +24,11 @@ def convert_attempt(self, attempt_id: int) -> None:  # type: ignore[no-untyped-d
     jobs.convert_attempt(attempt_id, worker=self.request.hostname or "")
 
 
+@shared_task(acks_late=True, soft_time_limit=300, time_limit=360)
+def preview_recording(preview_id: int) -> None:
+    jobs.preview_recording(preview_id)
+
+
 @shared_task(
     acks_late=True,
     soft_time_limit=settings.VALIDATION_SOFT_TIME_LIMIT,

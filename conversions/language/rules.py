@@ -88,6 +88,7 @@ class Intent(StrEnum):
     SKIP_ALL = "skip_all"
     ONE_BY_ONE = "one_by_one"
     SELECT_FORMAT = "select_format"
+    PREVIEW = "preview"
 
 
 @dataclass(frozen=True)
@@ -568,6 +569,15 @@ _INTENT_CUES = (
         r"mark\s+it\s+(?:as\s+)?(?:done|complete|finished)",
     ),
     _cue(Intent.ACCEPT_AS_IS, r"as[\s-]+is", r"finish", alone=True),
+    _cue(
+        Intent.PREVIEW,
+        r"(?:a\s+|the\s+)?preview(?:\s+(?:it|first|the\s+(?:file|result|conversion)))?",
+        r"stub(?:\s+(?:test|conversion|file|run))?",
+        r"(?:a\s+)?(?:test|trial|dry|sample)\s+(?:run|conversion)",
+        r"(?:quick|short)\s+(?:test|look|conversion)",
+        r"(?:convert|try)\s+(?:only\s+|just\s+)?(?:a\s+few|the\s+first(?:\s+few)?)\s+seconds(?:\s+first)?",
+        r"what\s+(?:will|would)\s+(?:the\s+)?(?:file|nwb|result)\s+look\s+like",
+    ),
     _cue(
         Intent.FIX,
         r"fix\s+(?:the\s+|these\s+|those\s+)?[\w-]+",  # "fix it", "fix the timestamps"

@@ -66,3 +66,15 @@ CRITICAL_FIELDS: tuple[str, ...] = ("experimenter", "institution", "experiment_d
 # DANDI refuses a file without a subject (nwbinspector raises CRITICAL check_subject_* messages), so
 # these are asked together with the critical fields; the user may skip them.
 SUBJECT_FIELDS: tuple[str, ...] = ("subject_id", "species", "sex", "age")
+
+# What the files themselves say about the recording (conversions.nwb.detection's file metadata),
+# stored with provenance "file" so every value the portal uses says where it came from. neuroconv
+# writes them into the NWB file from the files, so they are never asked for and never typed in.
+FILE_FACTS: dict[str, str] = {
+    "device": "device",
+    "probe": "probe",
+    "channel_count": "channel count",
+    "sampling_rate_hz": "sampling rate (Hz)",
+    "duration_s": "duration (s)",
+    "size_bytes": "size (bytes)",
+}

@@ -10,7 +10,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from conversions.language.rules import Intent
-from conversions.nwb.fields import CRITICAL_FIELDS, FIELDS, SUBJECT_FIELDS
+from conversions.language.streams import StreamOption, only_names_streams, parse_stream_choice
+from conversions.nwb.autofix import fix_metadata
+from conversions.nwb.detection import Detection, facts_for_streams, validate_stream_choice
+from conversions.nwb.errors import RecordingProblem
+from conversions.nwb.fields import CRITICAL_FIELDS, FIELDS, FILE_FACTS, SUBJECT_FIELDS
 from conversions.nwb.normalizers import normalize_field
 from conversions.nwb.quantities import describe_duration, describe_size
 from conversions.orchestrator.state import (
@@ -31,10 +35,13 @@ from conversions.orchestrator.state import (
     IssueSummary,
     JobLost,
     Memory,
+    PreviewFailed,
+    PreviewReady,
     Reply,
     SessionView,
     Source,
     StartConversion,
+    StartPreview,
     StartValidation,
     Status,
     Step,
@@ -43,7 +50,9 @@ from conversions.orchestrator.state import (
     ValidationCompleted,
 )
 
-_FIELD_ORDER = {name: index for index, name in enumerate(FIELDS)}
+_FIELD_ORDER = {name: index for index, name in enumerate([*FIELDS, *FILE_FACTS])}
+# File facts the plan's stream lines already state.
+_SHOWN_WITH_STREAMS = frozenset({"channel_count", "sampling_rate_hz", "duration_s", "size_bytes"})
 # Intents that move the metadata conversation on even without a value.
 _STEERING = frozenset({Intent.APPROVE, Intent.SKIP_ALL, Intent.SKIP_FIELD, Intent.ONE_BY_ONE})
 # From this attempt on, identical issues mean the loop is not getting anywhere (seed 000 §4).
@@ -76,6 +85,10 @@ def handle(view: SessionView, event: Event) -> Step:
             return _validation_completed(view, event)
         case JobLost():
             return _job_lost(view, event)
+        case PreviewReady():
+            return _preview_ready(view, event)
+        case PreviewFailed():
+            return _preview_failed(view, event)
     raise TypeError(f"unknown event {event!r}")
 
 
@@ -124,6 +137,10 @@ def _has(metadata: dict[str, FieldValue], name: str) -> bool:
 def _missing(metadata: dict[str, FieldValue], names: Iterable[str], declined: Iterable[str]) -> list[str]:
     declined = set(declined)
     return [name for name in names if not _has(metadata, name) and name not in declined]
+
+
+def _label(name: str) -> str:
+    return FIELDS[name].label if name in FIELDS else FILE_FACTS.get(name, name)
 
 
 def _labels(names: Sequence[str]) -> str:
@@ -205,11 +222,7 @@ def _format_detected(view: SessionView, event: FormatDetected) -> Step:
         # Cancelled, or the files changed, while this detection ran: a newer one decides.
         return _refuse(view, "")
     recording = event.recording
-    updates: dict[str, FieldValue] = {}
-    start = event.file_metadata.get("session_start_time")
-    existing = view.metadata.get("session_start_time")
-    if start and (existing is None or existing.source == Source.FILE):
-        updates["session_start_time"] = FieldValue(value=start, source=Source.FILE)
+    updates = _file_facts(view, event.file_metadata)
     memory = view.memory.model_copy(update={"selected_streams": list(recording.default_streams)})
     streams = ", ".join(s.label for s in recording.streams if s.id in recording.default_streams)
     lines = [
@@ -220,8 +233,154 @@ def _format_detected(view: SessionView, event: FormatDetected) -> Step:
             ]
         )
     ]
+    others = [s for s in recording.streams if s.id not in recording.default_streams]
+    if others:
+        lines.append(
+            f"The files also hold {_stream_list(others)}, which I'll leave out unless you ask "
+            f"(e.g. “also {_short_name(others[0])}” or “only {_short_name(recording.streams[0])}”)."
+        )
     view = view.model_copy(update={"memory": memory, "metadata": _merged(view, updates), "recording": recording})
     return _next_after_metadata(view, updates=updates, preface=lines)
+
+
+def _file_facts(view: SessionView, facts: dict[str, Any]) -> dict[str, FieldValue]:
+    """What the files say (start time, device, probe, channels...), as values from the file. A start
+    time the user gave is kept: they may know better than a clock that was never set."""
+    updates: dict[str, FieldValue] = {}
+    for name in FILE_FACTS:
+        value = facts.get(name)
+        if value not in (None, "", [], {}):
+            updates[name] = FieldValue(value=value, source=Source.FILE)
+    start = facts.get("session_start_time")
+    existing = view.metadata.get("session_start_time")
+    if start and (existing is None or existing.source == Source.FILE):
+        updates["session_start_time"] = FieldValue(value=start, source=Source.FILE)
+    return updates
+
+
+# --- which streams ---------------------------------------------------------------------------------
+
+
+def _stream_options(view: SessionView) -> list[StreamOption]:
+    recording = view.recording
+    if recording is None:
+        return []
+    return [StreamOption(id=s.id, label=s.label, group=s.group, kind=s.kind) for s in recording.streams]
+
+
+def _selected(view: SessionView) -> list[str]:
+    assert view.recording is not None
+    return list(view.memory.selected_streams or view.recording.default_streams)
+
+
+def _select_streams(
+    view: SessionView, stream_ids: Sequence[str], *, memory: Memory, preface: Sequence[str] = ()
+) -> Step:
+    """Convert these streams from now on: check the choice, take the chosen streams' own facts
+    (another experiment has its own start time), and show the plan again."""
+    recording = view.recording
+    if recording is None:
+        return _refuse(view, "There is no recording to choose streams from yet: upload one first.")
+    if view.status in RUNNING_STATUSES:
+        return _refuse(view, "A job is running on these files; choose streams once it has finished (or cancel it).")
+    known = {s.id: s for s in recording.streams}
+    unknown = [stream_id for stream_id in stream_ids if stream_id not in known]
+    if unknown or not stream_ids:
+        listing = "; ".join(f"“{s.id}” ({s.label})" for s in recording.streams)
+        what = f"There is no stream “{unknown[0]}” in this recording." if unknown else "No stream was chosen."
+        return _refuse(view, f"{what} The streams are: {listing}.")
+    chosen = [s.id for s in recording.streams if s.id in set(stream_ids)]
+    updates: dict[str, FieldValue] = {}
+    if recording.detection:
+        detection = Detection.from_json(recording.detection)
+        try:
+            validate_stream_choice(detection, chosen)
+        except RecordingProblem as problem:
+            return _refuse(view, problem.user_message)
+        updates = _file_facts(view, facts_for_streams(detection, chosen))
+    memory = memory.model_copy(update={"selected_streams": chosen})
+    text = f"Converting {_stream_list([known[i] for i in chosen])}."
+    new_start = updates.get("session_start_time")
+    if new_start is not None and view.metadata.get("session_start_time") != new_start:
+        text += f" Start time, from these files: {new_start.value}."
+    view = view.model_copy(update={"memory": memory, "metadata": _merged(view, updates)})
+    return _next_after_metadata(view, updates=updates, preface=[*preface, text], memory=memory)
+
+
+def _stream_list(streams: Sequence[Any]) -> str:
+    labels = [stream.label for stream in streams]
+    return labels[0] if len(labels) == 1 else "; ".join(labels[:-1]) + " and " + labels[-1]
+
+
+def _short_name(stream: Any) -> str:
+    """How a user can name one stream: the last part of its id (e.g. "lf" of "imec0.lf", "ProbeB")."""
+    name = str(stream.id).replace("\\", "/").split("/")[-1]
+    return name.rsplit(".", 1)[-1] if "." in name else name
+
+
+# --- previews --------------------------------------------------------------------------------------
+
+
+def _preview(view: SessionView, *, updates: dict[str, FieldValue], memory: Memory, preface: Sequence[str]) -> Step:
+    """A seconds-long stub conversion with the metadata as it stands, to see the file before the
+    full run. It changes nothing in the conversation and is never validated as the final file."""
+    if view.recording is None:
+        return _refuse(view, "There is no recording to preview yet: upload one first.")
+    if view.status in RUNNING_STATUSES:
+        return _refuse(view, "A job is running; a preview can be made once it has finished.")
+    if view.awaiting == Awaiting.FORMAT_SELECTION:
+        return _refuse(view, "Tell me first which format these files are. " + _help_text(view))
+    metadata = _merged(view, updates)
+    replies = [Reply(text=t) for t in preface]
+    if not _has(metadata, "session_start_time"):
+        spec = FIELDS["session_start_time"]
+        text = (
+            f"A preview needs the session start time, which the files don't give. {spec.question} (e.g. {spec.example})"
+        )
+        replies.append(Reply(text=text))
+        return _step(view, view.status, view.awaiting, memory=memory, updates=updates, replies=replies)
+    number = memory.previews + 1
+    memory = memory.model_copy(update={"previews": number})
+    text = (
+        "Making a preview: the first seconds of each chosen stream, written the way the full conversion "
+        "will write them, with the metadata as it stands. It is not checked against DANDI's rules."
+    )
+    view = view.model_copy(update={"memory": memory})
+    return _step(
+        view,
+        view.status,
+        view.awaiting,
+        memory=memory,
+        updates=updates,
+        replies=[*replies, Reply(text=text)],
+        actions=[StartPreview(number=number, streams=tuple(_selected(view)))],
+    )
+
+
+def _preview_ready(view: SessionView, event: PreviewReady) -> Step:
+    if event.number != view.memory.previews:
+        return _refuse(view, "")  # a newer preview was asked for
+    text = (
+        f"Preview {event.number} is ready ({describe_size(event.size_bytes)}); you can download it and open "
+        f"it in your own tools.\n{event.words}"
+    )
+    if view.awaiting == Awaiting.APPROVAL:
+        text += "\nApprove to convert the whole recording, or tell me what to change."
+    card = Reply(
+        text=text,
+        card="preview",
+        data={"number": event.number, "summary": event.summary, "size_bytes": event.size_bytes},
+    )
+    return _step(view, view.status, view.awaiting, replies=[card])
+
+
+def _preview_failed(view: SessionView, event: PreviewFailed) -> Step:
+    if event.number != view.memory.previews:
+        return _refuse(view, "")
+    text = f"The preview could not be made: {event.user_message}"
+    if view.awaiting == Awaiting.APPROVAL:
+        text += " You can still approve the full conversion, or change something first."
+    return _step(view, view.status, view.awaiting, replies=[Reply(text=text)])
 
 
 # --- the metadata → plan path ---------------------------------------------------------------------
@@ -238,6 +397,11 @@ def _next_after_metadata(
     memory = memory or view.memory
     metadata = _merged(view, updates)
     required = _required_fields(metadata)
+    fixes, fix_lines = _form_fixes(view, metadata)
+    if fixes:
+        updates = {**updates, **fixes}
+        metadata = _merged(view, updates)
+        preface = [*preface, *fix_lines]
     missing_required = _missing(metadata, required, memory.declined)
     if missing_required and _may_ask(view, memory):
         first_request = memory.metadata_requests == 0
@@ -262,6 +426,19 @@ def _next_after_metadata(
     memory = memory.model_copy(update={"asking_for": []})
     replies = [Reply(text=t) for t in preface] + [plan]
     return _step(view, Status.AWAITING_APPROVAL, Awaiting.APPROVAL, memory=memory, updates=updates, replies=replies)
+
+
+def _form_fixes(view: SessionView, metadata: dict[str, FieldValue]) -> tuple[dict[str, FieldValue], list[str]]:
+    """Values whose form DANDI would refuse, put right (conversions.nwb.autofix): never a new fact,
+    only the same fact written the accepted way. Each fix is stored as an automatic fix and said."""
+    values = {name: entry.value for name, entry in metadata.items() if name in FIELDS and _has(metadata, name)}
+    _, applied = fix_metadata(values, timezone=view.timezone)
+    fixes = {fix.field: FieldValue(value=fix.after, source=Source.AUTO_FIX) for fix in applied}
+    lines = [
+        f"Fixed automatically: {FIELDS[fix.field].label} “{_show(fix.before)}” → “{_show(fix.after)}” ({fix.reason})."
+        for fix in applied
+    ]
+    return fixes, lines
 
 
 def _required_fields(metadata: dict[str, FieldValue]) -> tuple[str, ...]:
@@ -332,7 +509,7 @@ def _plan(view: SessionView, metadata: dict[str, FieldValue], memory: Memory) ->
     estimate_s = max(1, round(size / ESTIMATE_BYTES_PER_SECOND))
     timezone_note = f"{view.timezone} (your lab's setting)"
     fields = [
-        {"name": name, "label": FIELDS[name].label if name in FIELDS else name, **entry.model_dump(mode="json")}
+        {"name": name, "label": _label(name), **entry.model_dump(mode="json")}
         for name, entry in sorted(metadata.items(), key=lambda item: _FIELD_ORDER.get(item[0], len(_FIELD_ORDER)))
         if entry.value not in (None, "", [])
     ]
@@ -346,17 +523,29 @@ def _plan(view: SessionView, metadata: dict[str, FieldValue], memory: Memory) ->
         f"• {s.label}: {s.channel_count} channels at {s.sampling_rate_hz:g} Hz, {describe_duration(s.duration_s)}"
         for s in streams
     ]
-    lines += [f"• {f['label']}: {_show(f['value'])} (from {_source_words(Source(f['source']))})" for f in fields]
+    lines += [
+        f"• {f['label']}: {_show(f['value'])} (from {_source_words(Source(f['source']))})"
+        for f in fields
+        if f["name"] not in _SHOWN_WITH_STREAMS
+    ]
+    left_out = [s for s in recording.streams if s.id not in selected]
+    if left_out:
+        lines.append(f"• Left out (say “also …” to add): {_stream_list(left_out)}.")
     lines.append(f"• Times are in {timezone_note}.")
     if missing:
         lines.append(f"• Not given: {_labels(missing)}.")
-    lines.append(f"Estimated time: about {_duration(estimate_s)}. Approve to start, or tell me what to change.")
+    lines.append(
+        f"Estimated time: about {_duration(estimate_s)}. Approve to start, ask for a “preview” to see the "
+        "first seconds as NWB first, or tell me what to change."
+    )
     data = {
         "attempt": memory.attempts + 1,
         "format": recording.format,
         "format_label": recording.format_label,
         "file_count": recording.file_count,
         "streams": [s.model_dump(mode="json") for s in streams],
+        # Every stream of the recording, so the page can offer the others.
+        "all_streams": [{**s.model_dump(mode="json"), "selected": s.id in selected} for s in recording.streams],
         "size_bytes": size,
         "estimated_seconds": estimate_s,
         "timezone": view.timezone,
@@ -426,6 +615,17 @@ def _user_message(view: SessionView, event: UserMessage) -> Step:
     if newly_declined:
         preface.append(f"Understood: I'll leave out the {_labels(newly_declined)} and won't ask again.")
     preface += problems
+
+    if Intent.PREVIEW in parsed.intents:
+        return _preview(view, updates=updates, memory=memory, preface=preface)
+    if view.recording is not None and view.awaiting != Awaiting.FORMAT_SELECTION:
+        options = _stream_options(view)
+        # "experiment 3 instead" also reads as a correction of the experiment description; a value
+        # that is nothing but stream names is the stream choice.
+        if all(only_names_streams(str(value), options) for value in parsed.fields.values()):
+            choice = parse_stream_choice(event.text, options, _selected(view))
+            if choice is not None:
+                return _select_streams(view, choice.stream_ids, memory=view.memory, preface=[])
 
     if view.status in RUNNING_STATUSES:
         note = " They will be used if the file is converted again." if updates else ""
@@ -569,6 +769,12 @@ def _user_action(view: SessionView, event: UserAction) -> Step:
             if view.status in (Status.FAILED, Status.CANCELLED, Status.COMPLETED_WITH_ISSUES, Status.COMPLETED):
                 return _retry(view, updates={})
             return _refuse(view, "There is nothing to retry yet. " + _status_text(view))
+        case "preview":
+            return _preview(view, updates={}, memory=view.memory, preface=())
+        case "select_streams":
+            value = event.value
+            ids = [value] if isinstance(value, str) else list(value) if isinstance(value, list | tuple) else []
+            return _select_streams(view, [str(i) for i in ids], memory=view.memory)
         case "select_format":
             key = str(event.value or "").strip()
             if view.awaiting == Awaiting.FORMAT_SELECTION:
@@ -617,9 +823,12 @@ def _conversion_succeeded(view: SessionView, event: ConversionSucceeded) -> Step
     if view.status != Status.CONVERTING or event.attempt != view.memory.attempts:
         return _refuse(view, "")
     text = f"Conversion finished ({describe_size(event.size_bytes)}). Checking the file against DANDI's rules…"
-    return _step(
-        view, Status.VALIDATING, None, replies=[Reply(text=text)], actions=[StartValidation(attempt=event.attempt)]
-    )
+    replies = [Reply(text=text)]
+    if event.fixes:
+        lines = ["Fixed automatically while converting, from what the files say:"]
+        lines += [f"• {fix['field']}: “{_show(fix['after'])}” ({fix['reason']})" for fix in event.fixes]
+        replies.insert(0, Reply(text="\n".join(lines), card="fixes", data={"fixes": list(event.fixes)}))
+    return _step(view, Status.VALIDATING, None, replies=replies, actions=[StartValidation(attempt=event.attempt)])
 
 
 def _conversion_failed(view: SessionView, event: ConversionFailed) -> Step:
@@ -743,7 +952,10 @@ def _help_text(view: SessionView) -> str:
                 "(e.g. “Jane Smith, MIT, V1 recording”), say “skip” or “just convert it”."
             )
         case Awaiting.APPROVAL:
-            return "Say “approve” to start the conversion, tell me what to change, or “cancel”."
+            text = "Say “approve” to start the conversion, “preview” to see the first seconds as NWB first"
+            if view.recording is not None and len(view.recording.streams) > 1:
+                text += ", “only …” / “also …” to choose streams"
+            return text + ", tell me what to change, or “cancel”."
         case Awaiting.CORRECTION | Awaiting.NO_PROGRESS_DECISION:
             return "Give the missing values to convert again, say “accept as is” to keep the file, or “cancel”."
     match view.status:

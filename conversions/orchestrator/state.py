@@ -77,6 +77,8 @@ class Memory(BaseModel):
     asking_for: list[str] = Field(default_factory=list)
     selected_streams: list[str] = Field(default_factory=list)
     attempts: int = 0
+    # Stub previews asked for so far; a preview that finishes after a newer one was asked is ignored.
+    previews: int = 0
     previous_issue_keys: list[str] = Field(default_factory=list)
     turns: int = 0
 
@@ -88,6 +90,11 @@ class StreamSummary(Frozen):
     sampling_rate_hz: float
     duration_s: float
     size_bytes: int
+    # The experiment/block the stream belongs to when one folder holds several ("" otherwise), and
+    # "neural" for the recording proper, "auxiliary" for analog/digital inputs and sync channels,
+    # "spikes" for units sorted or detected online.
+    group: str = ""
+    kind: str = "neural"
 
 
 class RecordingSummary(Frozen):
@@ -97,6 +104,10 @@ class RecordingSummary(Frozen):
     default_streams: tuple[str, ...]
     file_count: int
     notes: tuple[str, ...] = ()
+    # The stored detection (conversions.nwb.detection.Detection.to_json()), from which a choice of
+    # streams is checked and its facts (start time, channels, ...) derived; empty in unit tests
+    # that build a summary by hand.
+    detection: dict[str, Any] = Field(default_factory=dict)
 
 
 class IssueSummary(Frozen):
@@ -165,7 +176,9 @@ class UserMessage(Frozen):
 
 class UserAction(Frozen):
     kind: Literal["user_action"] = "user_action"
-    action: Literal["approve", "reject", "accept_as_is", "cancel", "retry", "select_format"]
+    action: Literal[
+        "approve", "reject", "accept_as_is", "cancel", "retry", "select_format", "select_streams", "preview"
+    ]
     value: Any = None
 
 
@@ -173,6 +186,25 @@ class ConversionSucceeded(Frozen):
     kind: Literal["conversion_succeeded"] = "conversion_succeeded"
     attempt: int
     size_bytes: int
+    # Form fixes the conversion applied from the files (e.g. a device's description from its
+    # model): [{"field", "before", "after", "check_name", "reason"}].
+    fixes: tuple[dict[str, Any], ...] = ()
+
+
+class PreviewReady(Frozen):
+    """A stub conversion finished: `summary` describes the file (conversions.nwb.preview)."""
+
+    kind: Literal["preview_ready"] = "preview_ready"
+    number: int
+    summary: dict[str, Any]
+    words: str
+    size_bytes: int
+
+
+class PreviewFailed(Frozen):
+    kind: Literal["preview_failed"] = "preview_failed"
+    number: int
+    user_message: str
 
 
 class ConversionFailed(Frozen):
@@ -206,6 +238,8 @@ Event = (
     | ConversionFailed
     | ValidationCompleted
     | JobLost
+    | PreviewReady
+    | PreviewFailed
 )
 
 
@@ -225,6 +259,14 @@ class StartConversion(Frozen):
     streams: tuple[str, ...]
 
 
+class StartPreview(Frozen):
+    """A seconds-long stub conversion of the chosen streams with the metadata as it stands."""
+
+    kind: Literal["start_preview"] = "start_preview"
+    number: int
+    streams: tuple[str, ...]
+
+
 class StartValidation(Frozen):
     kind: Literal["start_validation"] = "start_validation"
     attempt: int
@@ -239,13 +281,13 @@ class FlagForReview(Frozen):
     reason: str
 
 
-Action = DetectFormat | StartConversion | StartValidation | CancelJobs | FlagForReview
+Action = DetectFormat | StartConversion | StartPreview | StartValidation | CancelJobs | FlagForReview
 
 
 class Reply(Frozen):
     text: str
     # "plan" and "issues" replies carry a structured card for the page; plain text stays readable.
-    card: Literal["plan", "issues", "options", "formats"] | None = None
+    card: Literal["plan", "issues", "options", "formats", "preview", "fixes"] | None = None
     data: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -63,8 +63,47 @@
       });
       item.appendChild(choices);
     }
+    if (message.card === "plan" && (message.data.all_streams || []).length > 1) {
+      item.appendChild(streamChooser(message.data.all_streams));
+    }
+    if (message.card === "preview") {
+      const link = document.createElement("a");
+      link.href = `${api}/previews/${message.data.number}/file`;
+      link.textContent = `Download preview ${message.data.number} (${formatBytes(message.data.size_bytes)})`;
+      const line = document.createElement("div");
+      line.className = "actions";
+      line.appendChild(link);
+      item.appendChild(line);
+    }
     chat.appendChild(item);
     item.scrollIntoView({ block: "end" });
+  }
+
+  // A checkbox per stream of the recording; the choice goes through the same action as the API's.
+  function streamChooser(streams) {
+    const box = document.createElement("fieldset");
+    box.className = "streams";
+    const legend = document.createElement("legend");
+    legend.textContent = "Streams to convert";
+    box.appendChild(legend);
+    streams.forEach((stream) => {
+      const label = document.createElement("label");
+      const check = document.createElement("input");
+      check.type = "checkbox";
+      check.value = stream.id;
+      check.checked = stream.selected;
+      label.append(check, ` ${stream.label}`);
+      box.appendChild(label);
+    });
+    const apply = document.createElement("button");
+    apply.type = "button";
+    apply.textContent = "Use these streams";
+    apply.addEventListener("click", () => {
+      const chosen = [...box.querySelectorAll("input:checked")].map((input) => input.value);
+      act("select_streams", chosen);
+    });
+    box.appendChild(apply);
+    return box;
   }
 
   function setStatus(status) {
@@ -94,6 +133,7 @@
     const visible = {
       approve: awaiting === "approval",
       reject: awaiting === "approval",
+      preview: awaiting === "approval",
       accept_as_is: deciding,
       retry: deciding || ["failed", "cancelled", "completed_with_issues", "completed"].includes(status),
       cancel: !["idle", "completed", "completed_with_issues", "cancelled"].includes(status),
@@ -151,6 +191,15 @@
     } else {
       output.textContent = "No NWB file yet.";
     }
+    const previews = document.getElementById("previews");
+    previews.replaceChildren(...(session.previews || []).filter((p) => p.url).map((p) => {
+      const li = document.createElement("li");
+      const link = document.createElement("a");
+      link.href = p.url;
+      link.textContent = `Preview ${p.number} (first seconds only, ${formatBytes(p.size_bytes || 0)})`;
+      li.appendChild(link);
+      return li;
+    }));
   }
 
   async function removeFile(path) {

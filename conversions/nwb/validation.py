@@ -151,7 +151,9 @@ def explain(issue: InspectionIssue) -> str:
 def fields_for(issue: InspectionIssue) -> tuple[str, ...]:
     """The metadata fields (names from `fields.py`) whose values would resolve `issue`."""
     rule = RULES.get(issue.check_name)
-    return rule.fields if rule else ()
+    if rule is None:
+        return ()
+    return rule.fields_from(issue) if rule.fields_from is not None else rule.fields
 
 
 @dataclass(frozen=True)
@@ -171,6 +173,9 @@ class Rule:
     # For a "fix" rule, the object types its fix covers (empty: all). An issue about another object
     # cannot be fixed by the portal, so it is only explained.
     fixes_only: tuple[str, ...] = ()
+    # For checks whose field depends on the message (DANDI's upload check names the field it could
+    # not read): the fields for one issue, instead of `fields`.
+    fields_from: Callable[[InspectionIssue], tuple[str, ...]] | None = None
 
 
 # Checks of modalities the portal never writes are left out of RULES: ophys (ImagingPlane,
@@ -602,7 +607,52 @@ RULES: dict[str, Rule] = {
     UNREADABLE_FILE: Rule("explain", "The NWB file could not be opened; the conversion needs to be run again."),
     SCHEMA_VIOLATION: Rule("explain", "The file does not follow the NWB format's rules; the conversion needs fixing."),
     CHECK_CRASHED: Rule("explain", "One of the inspector's checks could not run on this file."),
+    # --- DANDI's own validator (conversions.nwb.dandi_validation) ---------------------------------------
+    "dandi_upload_metadata_rejected": Rule(
+        "ask",
+        lambda issue: _describe_dandi_metadata(issue),
+        fields=("species", "sex", "age"),  # those it may name; fields_from says which one
+        fields_from=lambda issue: _dandi_metadata_fields(issue),
+    ),
+    "dandi:pynwb": Rule(
+        "explain",
+        lambda issue: (
+            "DANDI's validator found a part of the file that does not follow the NWB format: "
+            + _first_sentence(issue.message)
+        ),
+    ),
+    "dandi:pynwb.GENERIC": Rule(
+        "explain", lambda issue: "DANDI's validator questions the file's NWB version: " + _first_sentence(issue.message)
+    ),
+    "dandi_validation_failed": Rule(
+        "explain", "DANDI's own validator could not run on this file; nwbinspector's checks above still apply."
+    ),
 }
+
+_DANDI_FIELD_RE = re.compile(r"Cannot interpret (\w+) field", re.IGNORECASE)
+
+
+def _dandi_metadata_fields(issue: InspectionIssue) -> tuple[str, ...]:
+    match = _DANDI_FIELD_RE.search(issue.message)
+    field = match.group(1).lower() if match else ""
+    return (field,) if field in ("species", "sex", "age") else ()
+
+
+def _describe_dandi_metadata(issue: InspectionIssue) -> str:
+    fields = _dandi_metadata_fields(issue)
+    if fields == ("species",):
+        value = issue.message.split("field:", 1)[-1].split(".")[0].strip() if "field:" in issue.message else ""
+        named = f" “{value}”" if value else ""
+        return (
+            f"DANDI does not know the species{named} by name, so it would refuse the file. Give the species as its "
+            "NCBI Taxonomy link instead (look it up at https://www.ncbi.nlm.nih.gov/taxonomy), e.g. "
+            "http://purl.obolibrary.org/obo/NCBITaxon_9606 for Homo sapiens."
+        )
+    if fields:
+        return f"DANDI could not read the subject's {fields[0]}, so it would refuse the file. " + _first_sentence(
+            issue.message
+        )
+    return "DANDI could not read the file's metadata, so it would refuse the file: " + _first_sentence(issue.message)
 
 
 def _error_issue(check_name: str, message: str) -> InspectionIssue:

@@ -866,7 +866,9 @@ def _validation_completed(view: SessionView, event: ValidationCompleted) -> Step
             replies=[card, Reply(text=text, card="options", data={"options": ["retry", "accept_as_is", "cancel"]})],
             actions=[FlagForReview(reason="no progress: identical issues on consecutive attempts")],
         )
-    wanted = _missing(view.metadata, _fields_of(event.issues), ())
+    # Fields the issues name: missing ones, and given ones whose value DANDI cannot use (a species it
+    # knows only by its taxonomy link, a sex it cannot read).
+    wanted = _fields_of(event.issues)
     asked_before = [name for name in wanted if name in memory.declined]
     if event.outcome == "passed_with_issues":
         text = "The file is valid NWB and DANDI would accept it, with the suggestions above. "

@@ -297,3 +297,22 @@ def test_a_real_recording_without_a_subject_asks_for_the_subject(tmp_path: Path)
     assert outcome_of(issues) is Outcome.FAILED
     # Nothing the portal fixes itself (here: the probe's description) is left in the file.
     assert all(action_for(issue) != "fix" for issue in issues)
+
+
+@pytest.mark.parametrize(
+    ("message", "fields", "words"),
+    [
+        (
+            "Cannot interpret species field: Taeniopygia guttata. Please contact help@dandiarchive.org",
+            ("species",),
+            "NCBI Taxonomy link",
+        ),
+        ("Cannot interpret sex field: 7", ("sex",), "could not read the subject's sex"),
+        ("Something else entirely. More.", (), "could not read the file's metadata"),
+    ],
+)
+def test_dandi_upload_refusals_ask_for_the_field_they_name(message: str, fields: tuple[str, ...], words: str) -> None:
+    issue = _issue("dandi_upload_metadata_rejected", message=message)
+
+    assert fields_for(issue) == fields
+    assert words in explain(issue)

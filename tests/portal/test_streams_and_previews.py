@@ -135,3 +135,38 @@ def test_who_may_download_a_preview(
     # Asking for a preview is as private as the session.
     asked = _post(live_world.client(who), f"/api/sessions/{session_id}/actions", {"action": "preview"})
     assert asked.status_code == (200 if status == 200 else status)
+
+
+def test_a_species_dandi_knows_only_by_its_taxonomy_link_is_asked_for_again(
+    live_world: World, celery_worker_thread: Any, tmp_path: Path
+) -> None:
+    client = live_world.client("ada")
+    recording = write_spikeglx(tmp_path / "rec", run="song", duration_s=0.2, n_channels=8, seed=9)
+    session_id = _post(client, "/api/sessions", {"title": "finch"}).json()["id"]
+    base = f"/api/sessions/{session_id}"
+    files = sorted(p for p in recording["ap_bin"].parent.iterdir() if p.is_file())
+    client.post(
+        f"{base}/files",
+        {
+            "files": [SimpleUploadedFile(p.name, p.read_bytes()) for p in files],
+            "relative_paths": [p.name for p in files],
+        },
+    )
+    wait_for_status(client, session_id, {"awaiting_user_input"})
+    said = "Jane Smith, MIT, HVC recording during song, subject bird-3, zebra finch, male, 120 days"
+    turn = _post(client, f"{base}/messages", {"text": said}).json()
+    assert turn["session"]["metadata"]["species"]["value"] == "Taeniopygia guttata"
+    _post(client, f"{base}/actions", {"action": "approve"})
+
+    body = wait_for_status(client, session_id, {"awaiting_user_input", "completed", "failed"})
+    assert body["awaiting"] == "correction", body["messages"][-1]["text"]
+    dandi = [i for i in body["issues"] if i["check_name"] == "dandi_upload_metadata_rejected"]
+    assert dandi and dandi[0]["importance"] == "CRITICAL" and "NCBI Taxonomy link" in dandi[0]["explanation"]
+    assert "species" in body["messages"][-1]["text"]
+
+    link = "http://purl.obolibrary.org/obo/NCBITaxon_59729"
+    _post(client, f"{base}/messages", {"text": f"species: {link}"})
+    body = wait_for_status(client, session_id, {"awaiting_user_input", "completed", "failed"})
+    assert [a["number"] for a in body["attempts"]] == [1, 2]
+    assert body["metadata"]["species"]["value"] == link
+    assert not [i for i in body["issues"] if i["check_name"].startswith("dandi")], body["issues"]

@@ -8,7 +8,9 @@ validation of the converted file asks for it. Fixing fixed values changes nothin
 twice records nothing new.
 
 Fixes the conversion makes to what a reader leaves undescribed (devices, electrode groups) are
-recorded as `AppliedFix` too (see `conversion.py`). Pure: no Django, no I/O.
+recorded as `AppliedFix` too (see `conversion.py`). The orchestrator stores each fixed value with
+provenance `auto_fix` (`orchestrator.state.Source.AUTO_FIX`), shown as "auto-fix" on the pages.
+Pure: no Django, no I/O.
 """
 
 from __future__ import annotations
@@ -29,9 +31,6 @@ from .normalizers import (
     normalize_subject_id,
 )
 from .validation import SCHEMA_VIOLATION
-
-# How the pages and the stored metadata mark a value the portal wrote itself.
-PROVENANCE = "auto-fix"
 
 
 @dataclass(frozen=True)

@@ -433,7 +433,7 @@ _STRAIN = (
 )
 _SPECIES = rf"{_phrases(_SPECIES_NAMES)}|(?:{'|'.join(sorted(_GENERA))})\s+[a-z]+"
 _NAMED_ID = r"(?:mouse|mice|rat|animal|subject|sub|monkey|fish)[\s_#-]*\d+\w*"
-_ID = r"#\d+|(?=[\w.-]*\d)(?=[\w.-]*[^\W\d_])[^\W_][\w.-]*"
+_ID = r"#\d+|(?=[\w./-]*\d)(?=[\w./-]*[^\W\d_])[^\W_](?:[\w.-]|/(?=\w))*"
 # Words that may sit between subject terms: "we used a female C57BL/6 mouse, about P60".
 _SUBJECT_FILLER = (
     r"a|an|the|is|was|it's|its|they're|and|&|of|with|which|who|this|that|also|one|we|i|she|he|they|used|using"

@@ -322,7 +322,11 @@ def _neuroconv_metadata(
     # DANDI names files by subject and session id; the start time is the session's natural id.
     nwbfile["session_id"] = session_label(nwbfile["session_start_time"])
     description = _given(values, "session_description") or default_description
-    nwbfile["session_description"] = f"{description} {_PREVIEW_NOTE}" if preview else description
+    if preview:
+        description = (
+            f"{description.rstrip()}{'' if description.rstrip().endswith(('.', '!', '?')) else '.'} {_PREVIEW_NOTE}"
+        )
+    nwbfile["session_description"] = description
     for name, spec in FIELDS.items():
         value = _given(values, name)
         if value is None or name in ("session_start_time", "session_description"):

@@ -37,6 +37,7 @@ from conversions.orchestrator.state import (
     Memory,
     PreviewFailed,
     PreviewReady,
+    RecordingSummary,
     Reply,
     SessionView,
     Source,
@@ -233,12 +234,9 @@ def _format_detected(view: SessionView, event: FormatDetected) -> Step:
             ]
         )
     ]
-    others = [s for s in recording.streams if s.id not in recording.default_streams]
-    if others:
-        lines.append(
-            f"The files also hold {_stream_list(others)}, which I'll leave out unless you ask "
-            f"(e.g. “also {_short_name(others[0])}” or “only {_short_name(recording.streams[0])}”)."
-        )
+    left_out = _left_out_words(recording, recording.default_streams)
+    if left_out:
+        lines.append(f"The files also hold {left_out}, which I'll leave out unless you ask.")
     view = view.model_copy(update={"memory": memory, "metadata": _merged(view, updates), "recording": recording})
     return _next_after_metadata(view, updates=updates, preface=lines)
 
@@ -305,6 +303,26 @@ def _select_streams(
         text += f" Start time, from these files: {new_start.value}."
     view = view.model_copy(update={"memory": memory, "metadata": _merged(view, updates)})
     return _next_after_metadata(view, updates=updates, preface=[*preface, text], memory=memory)
+
+
+def _left_out_words(recording: RecordingSummary, selected: Sequence[str]) -> str:
+    """The streams not chosen, with how to add them: those beside the chosen ones by name, other
+    experiments (or blocks) as a whole, since one file holds one of them."""
+    chosen_groups = {s.group for s in recording.streams if s.id in selected}
+    beside = [s for s in recording.streams if s.id not in selected and s.group in chosen_groups]
+    other_groups = list(dict.fromkeys(s.group for s in recording.streams if s.group not in chosen_groups))
+    parts = []
+    if beside:
+        parts.append(f"{_stream_list(beside)} (say e.g. “also {_short_name(beside[0])}” to add it)")
+    if other_groups:
+        counts = {group: sum(1 for s in recording.streams if s.group == group) for group in other_groups}
+        listed = _words_list([f"{group} ({counts[group]} streams)" for group in other_groups])
+        parts.append(f"{listed} (say e.g. “{other_groups[0]} instead” to convert that one)")
+    return "; and ".join(parts)
+
+
+def _words_list(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _stream_list(streams: Sequence[Any]) -> str:
@@ -528,9 +546,9 @@ def _plan(view: SessionView, metadata: dict[str, FieldValue], memory: Memory) ->
         for f in fields
         if f["name"] not in _SHOWN_WITH_STREAMS
     ]
-    left_out = [s for s in recording.streams if s.id not in selected]
+    left_out = _left_out_words(recording, selected)
     if left_out:
-        lines.append(f"• Left out (say “also …” to add): {_stream_list(left_out)}.")
+        lines.append(f"• Left out: {left_out}.")
     lines.append(f"• Times are in {timezone_note}.")
     if missing:
         lines.append(f"• Not given: {_labels(missing)}.")

@@ -13,6 +13,22 @@
 
   const SOURCE_WORDS = { user: "you", file: "from file", lab_default: "lab default", llm: "LLM", auto_fix: "auto-fix" };
 
+  // What the files say is stored in plain units; shown the way a scientist reads them.
+  const FIELD_LABELS = {
+    channel_count: "channels",
+    sampling_rate_hz: "sampling rate",
+    duration_s: "duration",
+    size_bytes: "size",
+  };
+
+  function showValue(name, value) {
+    if (Array.isArray(value)) return value.join("; ");
+    if (name === "size_bytes") return formatBytes(value);
+    if (name === "sampling_rate_hz") return `${value} Hz`;
+    if (name === "duration_s") return `${Math.round(value * 1000) / 1000} s`;
+    return String(value);
+  }
+
   function formatBytes(bytes) {
     const units = [["GB", 1073741824], ["MB", 1048576], ["kB", 1024]];
     for (const [unit, size] of units) {
@@ -172,9 +188,9 @@
     metadata.replaceChildren();
     Object.entries(session.metadata).forEach(([name, field]) => {
       const dt = document.createElement("dt");
-      dt.textContent = name.replaceAll("_", " ");
+      dt.textContent = FIELD_LABELS[name] || name.replaceAll("_", " ");
       const dd = document.createElement("dd");
-      dd.textContent = Array.isArray(field.value) ? field.value.join("; ") : String(field.value);
+      dd.textContent = showValue(name, field.value);
       const badge = document.createElement("span");
       badge.className = `badge source-${field.source}`;
       badge.textContent = SOURCE_WORDS[field.source] || field.source;

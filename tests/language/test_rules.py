@@ -49,6 +49,16 @@ LABELED = [
     case("it was recorded by Jane Smith at MIT", PM, experimenter="Jane Smith", institution="MIT"),
     case("Institution: University College London", PM, institution="University College London"),
     case("subject id mouse001", PM, subject_id="mouse001"),
+    # A slash in an id is kept here (the normaliser turns it into a dash DANDI can use), not lost.
+    case(
+        "Jane Smith, MIT, V1 recording, subject mouse/7, mouse",
+        PM,
+        experimenter="Jane Smith",
+        institution="MIT",
+        experiment_description="V1 recording",
+        subject_id="mouse/7",
+        species="mouse",
+    ),
     case("species: mouse, sex: female, age: P60", PM, species="mouse", sex="female", age="P60"),
     case(
         "Experimenter: Smith, Jane\nInstitution: University of California, Berkeley\n"

@@ -34,6 +34,15 @@ class Lab(models.Model):
         help_text="Recording files carry no time zone; their start times are read in this one.",
     )
     institution = models.CharField(max_length=200, blank=True, help_text="Default institution for new sessions.")
+    llm_consent = models.BooleanField(
+        "LLM consent",
+        default=False,
+        help_text=(
+            "The lab agrees that chat messages the portal's rules cannot read, with the recent "
+            "conversation, are sent to the language model (Anthropic) to be understood. Only used when "
+            "the portal has an API key (ANTHROPIC_API_KEY). Off: nothing leaves the portal."
+        ),
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -311,3 +320,46 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} at {self.created:%Y-%m-%d %H:%M:%S}"
+
+
+class LlmCall(models.Model):
+    """One attempt to ask the language model (conversions.language.llm), for cost and failure
+    review in the admin. The prompt and the answer are not kept: the chat messages are."""
+
+    class Purpose(models.TextChoices):
+        UNDERSTAND = "understand"
+
+    class Outcome(models.TextChoices):
+        # Claimed against the session's budget, the answer not in yet (or the process died).
+        PENDING = "pending"
+        OK = "ok"
+        TIMEOUT = "timeout"
+        ERROR = "error"
+        MALFORMED = "malformed"
+        # Not sent: the session had used its LLM_CALLS_PER_SESSION.
+        REFUSED_BY_BUDGET = "refused_by_budget"
+
+    session = models.ForeignKey(ConversionSession, on_delete=models.CASCADE, related_name="llm_calls")
+    created = models.DateTimeField(auto_now_add=True)
+    purpose = models.CharField(max_length=32, choices=Purpose.choices, default=Purpose.UNDERSTAND)
+    model = models.CharField(max_length=100)
+    outcome = models.CharField(max_length=32, choices=Outcome.choices, default=Outcome.PENDING)
+    input_tokens = models.PositiveIntegerField(null=True, blank=True)
+    output_tokens = models.PositiveIntegerField(null=True, blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    # Names of the fields the model found in the message, after the checks (never their values).
+    fields = models.JSONField(default=list, blank=True)
+    detail = models.CharField(max_length=500, blank=True, help_text="What went wrong, or which values were ignored.")
+
+    class Meta:
+        verbose_name = "LLM call"
+        ordering = ["created", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(outcome__in=["pending", "ok", "timeout", "error", "malformed", "refused_by_budget"]),
+                name="llm_call_outcome_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.purpose} by {self.model}: {self.outcome}"

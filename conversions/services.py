@@ -21,13 +21,15 @@ from django.utils import timezone
 
 from conversions import notify
 from conversions.errors import BadRequest, Conflict, NotFound, StorageProblem
-from conversions.language.rules import parse_message
+from conversions.language import llm
+from conversions.language.rules import ParsedMessage, parse_message
 from conversions.models import (
     AuditEvent,
     ChatMessage,
     ConversionAttempt,
     ConversionSession,
     Lab,
+    LlmCall,
     Membership,
     MetadataField,
     Preview,
@@ -241,12 +243,60 @@ def post_message(*, session: ConversionSession, user: AbstractBaseUser, text: st
         raise BadRequest(f"That message is too long ({len(text)} characters; at most {MAX_MESSAGE_CHARS}).")
     memory = session.memory
     parsed = parse_message(text, asking_for=memory.asking_for)
-    event = UserMessage(text=text, parsed=parsed)
+    llm_fields: frozenset[str] = frozenset()
+    if text and _may_use_llm(session) and not llm.rules_understood(parsed, asking_for=memory.asking_for):
+        reading = _llm_reading(session, text, asking_for=memory.asking_for)
+        if reading is not None:
+            parsed, llm_fields = llm.merge(parsed, reading, asking_for=memory.asking_for)
+    event = UserMessage(text=text, parsed=parsed, llm_fields=llm_fields)
     step, replies = _dispatch(session.id, event, actor=user, user_text=text)
     if step.refused and not text:
         raise BadRequest(step.replies[0].text if step.replies else "That message was empty.")
     session.refresh_from_db()
     return Turn(replies=replies, session=session)
+
+
+def _may_use_llm(session: ConversionSession) -> bool:
+    """The portal has an API key and the session's lab agreed to send messages out."""
+    return bool(settings.ANTHROPIC_API_KEY) and session.lab.llm_consent
+
+
+def _llm_reading(session: ConversionSession, text: str, *, asking_for: Sequence[str]) -> ParsedMessage | None:
+    """The language model's reading of a message the rules could not read; None when the session's
+    budget is used up or the call failed, and the rules' reading stands alone.
+
+    Every attempt is recorded (LlmCall). The session's row is locked only while the call is claimed
+    against the budget, never during the call itself.
+    """
+    model = settings.LLM_MODEL
+    with transaction.atomic():
+        ConversionSession.objects.select_for_update().get(id=session.id)
+        used = LlmCall.objects.filter(session_id=session.id).exclude(outcome=LlmCall.Outcome.REFUSED_BY_BUDGET).count()
+        if used >= settings.LLM_CALLS_PER_SESSION:
+            LlmCall.objects.create(session_id=session.id, model=model, outcome=LlmCall.Outcome.REFUSED_BY_BUDGET)
+            return None
+        call = LlmCall.objects.create(session_id=session.id, model=model, outcome=LlmCall.Outcome.PENDING)
+    # Bounded in what is sent; the database keeps the whole conversation.
+    limit = settings.LLM_HISTORY_MESSAGES
+    recent = ChatMessage.objects.filter(session_id=session.id).order_by("-created", "-id")[:limit]
+    result = llm.understand(
+        text,
+        asking_for=asking_for,
+        history=[llm.HistoryEntry(role=m.role, text=m.text) for m in reversed(recent)],  # type: ignore[arg-type]
+        client=llm.client_factory(settings.ANTHROPIC_API_KEY, settings.LLM_TIMEOUT_SECONDS),
+        model=model,
+        timeout_s=settings.LLM_TIMEOUT_SECONDS,
+        history_messages=settings.LLM_HISTORY_MESSAGES,
+    )
+    LlmCall.objects.filter(id=call.id).update(
+        outcome=result.outcome.value,
+        input_tokens=result.input_tokens,
+        output_tokens=result.output_tokens,
+        latency_ms=result.latency_ms,
+        fields=sorted(result.parsed.fields),
+        detail=result.detail,
+    )
+    return result.parsed if result.outcome == llm.Outcome.OK else None
 
 
 def perform_action(*, session: ConversionSession, user: AbstractBaseUser, action: str, value: Any = None) -> Turn:
@@ -298,6 +348,8 @@ def view_of(session: ConversionSession) -> SessionView:
         recording=recording_summary(session.detection),
         timezone=session.timezone,
         max_metadata_requests=settings.ORCHESTRATOR_MAX_METADATA_REQUESTS,
+        max_clarifications=settings.ORCHESTRATOR_MAX_CLARIFICATIONS,
+        max_turns=settings.ORCHESTRATOR_MAX_TURNS,
     )
 
 

@@ -1,4 +1,8 @@
+import json
+
 from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
 
 from conversions.models import (
     ApiToken,
@@ -7,12 +11,14 @@ from conversions.models import (
     ConversionAttempt,
     ConversionSession,
     Lab,
+    LlmCall,
     Membership,
     MetadataField,
     Preview,
     SourceFile,
     ValidationIssue,
 )
+from conversions.review import debug_bundle
 
 
 class MembershipInline(admin.TabularInline):
@@ -22,7 +28,8 @@ class MembershipInline(admin.TabularInline):
 
 @admin.register(Lab)
 class LabAdmin(admin.ModelAdmin):
-    list_display = ("name", "timezone", "institution", "created")
+    list_display = ("name", "timezone", "institution", "llm_consent", "created")
+    list_filter = ("llm_consent",)
     search_fields = ("name",)
     inlines = [MembershipInline]
 
@@ -78,6 +85,20 @@ class ConversionSessionAdmin(admin.ModelAdmin):
     list_filter = ("needs_review", "status", "lab")
     search_fields = ("id", "title", "owner__username")
     readonly_fields = ("created", "updated")
+    actions = ["download_debug_bundle"]
+
+    @admin.action(description="Download the debug bundle (JSON) of the selected sessions")
+    def download_debug_bundle(self, request: HttpRequest, queryset: QuerySet[ConversionSession]) -> HttpResponse:
+        """Everything about the sessions an expert needs (conversions.review), as one JSON file."""
+        bundles = [debug_bundle(session) for session in queryset.select_related("owner", "lab")]
+        body = json.dumps(bundles[0] if len(bundles) == 1 else bundles, indent=2, default=str)
+        name = (
+            f"nwbportal-session-{bundles[0]['session']['id']}.json" if len(bundles) == 1 else "nwbportal-sessions.json"
+        )
+        response = HttpResponse(body, content_type="application/json")
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
+
     inlines = [SourceFileInline, MetadataFieldInline, AttemptInline, PreviewInline, ChatMessageInline]
 
 
@@ -122,3 +143,30 @@ class AuditEventAdmin(admin.ModelAdmin):
     list_display = ("created", "session", "actor", "kind")
     list_filter = ("kind",)
     readonly_fields = ("created", "session", "actor", "kind", "detail")
+
+
+@admin.register(LlmCall)
+class LlmCallAdmin(admin.ModelAdmin):
+    """Every call to the language model, for cost and failures; a record, so nothing is editable."""
+
+    list_display = ("created", "session", "purpose", "model", "outcome", "input_tokens", "output_tokens", "latency_ms")
+    list_filter = ("outcome", "purpose", "model")
+    search_fields = ("session__id",)
+    readonly_fields = (
+        "created",
+        "session",
+        "purpose",
+        "model",
+        "outcome",
+        "input_tokens",
+        "output_tokens",
+        "latency_ms",
+        "fields",
+        "detail",
+    )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: LlmCall | None = None) -> bool:
+        return False

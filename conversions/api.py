@@ -153,7 +153,15 @@ class MessageIn(Schema):
 
 class ActionIn(Schema):
     action: Literal[
-        "approve", "reject", "accept_as_is", "cancel", "retry", "select_format", "select_streams", "preview"
+        "approve",
+        "reject",
+        "accept_as_is",
+        "cancel",
+        "retry",
+        "select_format",
+        "select_streams",
+        "preview",
+        "request_help",
     ]
     value: Any = None
 

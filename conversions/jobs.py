@@ -32,8 +32,10 @@ from conversions.orchestrator.state import (
     FormatOption,
     IssueSummary,
     JobLost,
+    JobRetrying,
     PreviewFailed,
     PreviewReady,
+    SessionIdle,
     Status,
     ValidationCompleted,
 )
@@ -153,7 +155,13 @@ def convert_attempt(attempt_id: int, *, worker: str = "") -> None:
         return
     except SoftTimeLimitExceeded:
         temporary_path_for(output).unlink(missing_ok=True)
-        _fail(attempt, "the conversion took longer than the portal's time limit.", "soft time limit exceeded")
+        # Not the data's fault as far as anyone can tell (a loaded machine, a slow disk): run again.
+        if not _run_again(attempt, "it took longer than the portal's time limit"):
+            _fail(
+                attempt,
+                "the conversion took longer than the portal's time limit, every time it ran.",
+                "soft time limit exceeded",
+            )
         return
     except Exception:
         logger.exception("conversion crashed for attempt %s", attempt_id)
@@ -244,6 +252,48 @@ def _fail_preview(preview: Preview, user_message: str, detail: str) -> None:
     )
     if failed:
         services.record_job_event(preview.session_id, PreviewFailed(number=preview.number, user_message=user_message))
+
+
+def retry_delay_s(run: int) -> int:
+    """Seconds to wait before run number `run` (2 for the first retry): doubling from the setting."""
+    return int(settings.JOB_RETRY_BACKOFF_SECONDS * 2 ** max(run - 2, 0))
+
+
+def _run_again(attempt: ConversionAttempt, reason: str, *, immediately: bool = False) -> bool:
+    """Queue a running attempt again after a failure that was not the data's, with backoff, unless it
+    has had all its runs; the user is told why and when. False when no run is left."""
+    from conversions import tasks
+
+    current = ConversionAttempt.objects.get(id=attempt.id)
+    if current.deliveries >= settings.JOB_MAX_RUNS:
+        return False
+    requeued = ConversionAttempt.objects.filter(id=attempt.id, state=ConversionAttempt.State.RUNNING).update(
+        state=ConversionAttempt.State.QUEUED, progress=0.0
+    )
+    if not requeued:
+        return True  # cancelled meanwhile: nothing to run, nothing to fail
+    run = current.deliveries + 1
+    delay = 0 if immediately else retry_delay_s(run)
+    services.record_job_event(
+        attempt.session_id,
+        JobRetrying(attempt=attempt.number, reason=reason, delay_s=delay, run=run, runs=settings.JOB_MAX_RUNS),
+    )
+    tasks.convert_attempt.apply_async((attempt.id,), countdown=delay)
+    return True
+
+
+def close_idle_sessions(*, hours: int | None = None) -> int:
+    """Close the sessions that have waited longer than SESSION_IDLE_HOURS for an answer."""
+    hours = hours if hours is not None else settings.SESSION_IDLE_HOURS
+    cutoff = timezone.now() - timedelta(hours=hours)
+    idle = ConversionSession.objects.filter(
+        status__in=[Status.AWAITING_USER_INPUT, Status.AWAITING_APPROVAL], updated__lt=cutoff
+    ).values_list("id", flat=True)
+    closed = 0
+    for session_id in list(idle):
+        step = services.record_job_event(session_id, SessionIdle(hours=hours))
+        closed += bool(step and not step.refused)
+    return closed
 
 
 def _fail(attempt: ConversionAttempt, user_message: str, detail: str) -> None:
@@ -345,22 +395,19 @@ def recover_stalled_jobs(*, stall_seconds: int | None = None, everything: bool =
     if not everything:
         running = running.filter(heartbeat_at__lt=cutoff)
     for attempt in running:
-        if attempt.deliveries >= 2:
+        if attempt.deliveries >= settings.JOB_MAX_RUNS:
             lost = ConversionAttempt.objects.filter(id=attempt.id, state=ConversionAttempt.State.RUNNING).update(
                 state=ConversionAttempt.State.FAILED,
                 finished_at=timezone.now(),
-                error_message="The worker running this job stopped twice.",
+                error_message=f"The worker running this job stopped {attempt.deliveries} times.",
                 error_detail=f"last worker: {attempt.worker}",
             )
             if lost:
                 services.record_job_event(attempt.session_id, JobLost(attempt=attempt.number))
             continue
-        requeued = ConversionAttempt.objects.filter(id=attempt.id, state=ConversionAttempt.State.RUNNING).update(
-            state=ConversionAttempt.State.QUEUED
-        )
-        if requeued:
-            logger.warning("requeueing attempt %s: its worker %s stopped reporting", attempt.id, attempt.worker)
-            tasks.convert_attempt.delay(attempt.id)
+        logger.warning("attempt %s: its worker %s stopped reporting", attempt.id, attempt.worker)
+        # In embedded mode the whole process restarted: no reason to wait before running it again.
+        if _run_again(attempt, "the worker running it stopped", immediately=everything):
             recovered += 1
     validations = ConversionAttempt.objects.filter(
         session__status=Status.VALIDATING,

@@ -43,6 +43,11 @@ def recover_stalled_jobs() -> int:
     return jobs.recover_stalled_jobs()
 
 
+@shared_task(acks_late=True, soft_time_limit=120, time_limit=180)
+def close_idle_sessions() -> int:
+    return jobs.close_idle_sessions()
+
+
 def _import_readers() -> None:
     """Import the readers once when a worker starts: otherwise the first detection pays about a
     second of neuroconv/neo imports while the user waits."""

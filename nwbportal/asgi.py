@@ -26,9 +26,10 @@ application = ProtocolTypeRouter(
 )
 
 if settings.EMBEDDED_WORKER:
-    from nwbportal.embedded import start_embedded_worker
+    from nwbportal.embedded import start_embedded_worker, start_housekeeping
 
     start_embedded_worker(concurrency=settings.EMBEDDED_WORKER_CONCURRENCY)
     from conversions.jobs import recover_stalled_jobs
 
     recover_stalled_jobs(everything=True)
+    start_housekeeping(interval_s=600.0)

@@ -85,3 +85,22 @@ def start_embedded_worker(*, concurrency: int) -> None:
         )
         threading.Thread(target=_worker.start, name="celery-embedded", daemon=True).start()
         logger.info("Embedded Celery worker started (%d threads)", concurrency)
+
+
+def start_housekeeping(*, interval_s: float) -> None:
+    """What `celery beat` does in production, for the embedded mode: every `interval_s`, the tasks
+    of the beat schedule that concern one process (closing sessions left waiting too long) are
+    queued on the embedded worker."""
+
+    def loop() -> None:
+        from conversions import tasks
+
+        while True:
+            try:
+                tasks.close_idle_sessions.delay()
+            except Exception:  # never let housekeeping take the server down
+                logger.exception("housekeeping failed")
+            stop.wait(interval_s)
+
+    stop = threading.Event()
+    threading.Thread(target=loop, name="housekeeping", daemon=True).start()

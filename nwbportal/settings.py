@@ -151,6 +151,11 @@ VALIDATION_TIME_LIMIT = VALIDATION_SOFT_TIME_LIMIT + 60
 # A job whose worker has not reported for this long is considered lost (worker killed, machine
 # gone): it is requeued once, then the session is flagged for review.
 JOB_STALL_SECONDS = env.int("JOB_STALL_SECONDS", default=600)
+# A conversion that failed for a reason that is not the data's (its worker vanished, the time limit)
+# runs again by itself, up to JOB_MAX_RUNS runs in all, waiting JOB_RETRY_BACKOFF_SECONDS before the
+# second run and twice as long before each later one. Data errors never run again by themselves.
+JOB_MAX_RUNS = env.int("JOB_MAX_RUNS", default=3)
+JOB_RETRY_BACKOFF_SECONDS = env.int("JOB_RETRY_BACKOFF_SECONDS", default=30)
 # Several portals (or test runs) can share one Redis by using different queues.
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="nwbportal")
 CELERY_TASK_IGNORE_RESULT = True
@@ -162,6 +167,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
     "recover-stalled-jobs": {"task": "conversions.tasks.recover_stalled_jobs", "schedule": 60.0},
+    "close-idle-sessions": {"task": "conversions.tasks.close_idle_sessions", "schedule": 600.0},
 }
 if EMBEDDED:
     CELERY_BROKER_URL = "memory://localhost/"
@@ -185,8 +191,12 @@ EMBEDDED_WORKER_CONCURRENCY = env.int("EMBEDDED_WORKER_CONCURRENCY", default=2)
 
 # Orchestrator limits (seed 000 §3, seeds 001/002).
 ORCHESTRATOR_MAX_METADATA_REQUESTS = env.int("ORCHESTRATOR_MAX_METADATA_REQUESTS", default=2)
-
-ANTHROPIC_API_KEY = env.str("ANTHROPIC_API_KEY", default="")
+# Messages in a row the portal does not understand before it stops asking the same way.
+ORCHESTRATOR_MAX_CLARIFICATIONS = env.int("ORCHESTRATOR_MAX_CLARIFICATIONS", default=3)
+# Messages per session the portal reads; past it only the buttons work, and the admins are told.
+ORCHESTRATOR_MAX_TURNS = env.int("ORCHESTRATOR_MAX_TURNS", default=200)
+# A session waiting this long for an answer is closed (nothing is lost; "retry" resumes it).
+SESSION_IDLE_HOURS = env.int("SESSION_IDLE_HOURS", default=72)
 
 SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not EMBEDDED and not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
@@ -200,3 +210,12 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {"uvicorn.access": {"level": "WARNING"}},
 }
+
+# The optional language model (conversions.language.llm; docs/configuration.md, "Language model").
+# Without a key the portal reads messages by rules only, which is the normal mode, not a degraded
+# one. With a key, only sessions of labs that consented (Lab.llm_consent) send anything.
+ANTHROPIC_API_KEY = env.str("ANTHROPIC_API_KEY", default="")
+LLM_MODEL = env.str("LLM_MODEL", default="claude-haiku-5-5")
+LLM_TIMEOUT_SECONDS = env.float("LLM_TIMEOUT_SECONDS", default=10.0)
+LLM_CALLS_PER_SESSION = env.int("LLM_CALLS_PER_SESSION", default=20)
+LLM_HISTORY_MESSAGES = env.int("LLM_HISTORY_MESSAGES", default=10)

@@ -89,6 +89,8 @@ class Intent(StrEnum):
     ONE_BY_ONE = "one_by_one"
     SELECT_FORMAT = "select_format"
     PREVIEW = "preview"
+    FRUSTRATED = "frustrated"
+    REQUEST_HELP = "request_help"
 
 
 @dataclass(frozen=True)
@@ -569,6 +571,28 @@ _INTENT_CUES = (
         r"mark\s+it\s+(?:as\s+)?(?:done|complete|finished)",
     ),
     _cue(Intent.ACCEPT_AS_IS, r"as[\s-]+is", r"finish", alone=True),
+    _cue(
+        Intent.REQUEST_HELP,
+        r"(?:ask|get|call|contact|talk\s+to)\s+(?:an?\s+|the\s+)?(?:expert|admin|administrator|human|person|someone)s?",
+        r"(?:request|need)\s+(?:expert\s+|human\s+)?help",
+        r"escalate(?:\s+(?:it|this))?",
+        r"flag\s+(?:it|this)(?:\s+for\s+(?:review|an?\s+admin))?",
+        r"seek\s+expert\s+help",
+    ),
+    _cue(
+        Intent.FRUSTRATED,
+        r"(?:this|it)\s+(?:keeps|kept)\s+(?:failing|breaking|going\s+wrong|happening)",
+        r"keeps\s+(?:failing|breaking)",
+        r"(?:this|it)\s+(?:is(?:n'?t|\s+not)|does(?:n'?t|\s+not))\s+(?:working|work)",
+        r"nothing\s+(?:works|is\s+working)",
+        r"(?:so|really|very)\s+(?:frustrating|annoying)",
+        r"(?:i'?m|i\s+am)\s+(?:frustrated|fed\s+up|giving\s+up)",
+        r"(?:i\s+)?give\s+up",
+        r"why\s+(?:does|is)\s+(?:it|this)\s+(?:keep|still)\s+\w+",
+        r"same\s+(?:errors?|issues?|problems?)\s+again",
+        r"going\s+(?:around|round)\s+in\s+circles",
+        r"ugh+|argh+",
+    ),
     _cue(
         Intent.PREVIEW,
         r"(?:a\s+|the\s+)?preview(?:\s+(?:it|first|the\s+(?:file|result|conversion)))?",

@@ -34,11 +34,13 @@ from conversions.orchestrator.state import (
     FormatOption,
     IssueSummary,
     JobLost,
+    JobRetrying,
     Memory,
     PreviewFailed,
     PreviewReady,
     RecordingSummary,
     Reply,
+    SessionIdle,
     SessionView,
     Source,
     StartConversion,
@@ -86,6 +88,10 @@ def handle(view: SessionView, event: Event) -> Step:
             return _validation_completed(view, event)
         case JobLost():
             return _job_lost(view, event)
+        case JobRetrying():
+            return _job_retrying(view, event)
+        case SessionIdle():
+            return _session_idle(view, event)
         case PreviewReady():
             return _preview_ready(view, event)
         case PreviewFailed():
@@ -605,18 +611,25 @@ def _start_conversion(
 
 def _user_message(view: SessionView, event: UserMessage) -> Step:
     parsed = event.parsed
-    memory = view.memory.model_copy(update={"turns": view.memory.turns + 1})
+    misunderstood_before = view.memory.misunderstood
+    memory = view.memory.model_copy(update={"turns": view.memory.turns + 1, "misunderstood": 0})
     view = view.model_copy(update={"memory": memory})
     if not event.text.strip():
         return _refuse(view, "That message was empty. " + _help_text(view))
+    if memory.turns > view.max_turns:
+        return _turn_limit(view)
     if Intent.CANCEL in parsed.intents:
         return _cancel(view)
+    if Intent.REQUEST_HELP in parsed.intents and not parsed.fields:
+        return _request_help(view, reason=f"asked for help: “{event.text[:200]}”")
+    if Intent.FRUSTRATED in parsed.intents and not parsed.fields:
+        return _frustrated(view)
     if Intent.HELP in parsed.intents and not parsed.fields:
         return _step(view, view.status, view.awaiting, replies=[Reply(text=_help_text(view))])
     if Intent.STATUS in parsed.intents and not parsed.fields:
         return _step(view, view.status, view.awaiting, replies=[Reply(text=_status_text(view))])
 
-    updates, problems = _normalized(view, parsed.fields)
+    updates, problems = _normalized(view, parsed.fields, llm_fields=event.llm_fields)
     declined = set(memory.declined)
     if Intent.SKIP_ALL in parsed.intents:
         memory = memory.model_copy(update={"minimal": True})
@@ -729,12 +742,113 @@ def _user_message(view: SessionView, event: UserMessage) -> Step:
 
     if updates or problems:
         return _step(view, view.status, view.awaiting, updates=updates, replies=[Reply(text=t) for t in preface])
+    return _not_understood(view, misunderstood_before + 1)
+
+
+def _not_understood(view: SessionView, in_a_row: int) -> Step:
+    """ "I didn't understand", with what is wanted; after `max_clarifications` in a row the portal
+    stops asking the same way (seed 001's emergency brake): it moves on with what it has when it was
+    asking for metadata, and otherwise offers the buttons for what can be done now."""
+    if in_a_row < view.max_clarifications:
+        memory = view.memory.model_copy(update={"misunderstood": in_a_row})
+        return _step(
+            view,
+            view.status,
+            view.awaiting,
+            memory=memory,
+            replies=[Reply(text="I didn't understand that. " + _help_text(view))],
+        )
+    memory = view.memory.model_copy(update={"misunderstood": 0})
+    preface = (
+        f"I couldn't make sense of your last {in_a_row} messages, so I'll stop asking the same way. "
+        "(Labels always work, e.g. “species: mouse”, and so do the buttons.)"
+    )
+    if view.awaiting == Awaiting.REQUIRED_METADATA and view.recording is not None:
+        # No more questions: the plan with what is there, the missing fields listed as not given.
+        memory = memory.model_copy(
+            update={"metadata_requests": max(memory.metadata_requests, view.max_metadata_requests)}
+        )
+        view = view.model_copy(update={"memory": memory})
+        return _next_after_metadata(
+            view, updates={}, preface=[preface + " Here is the plan with what I have."], memory=memory
+        )
+    options = _available_actions(view)
+    text = preface + (
+        " What you can do now: " + ", ".join(f"“{o.replace('_', ' ')}”" for o in options) + "." if options else ""
+    )
+    reply = Reply(text=text, card="options", data={"options": options}) if options else Reply(text=text)
+    return _step(view, view.status, view.awaiting, memory=memory, replies=[reply])
+
+
+def _available_actions(view: SessionView) -> list[str]:
+    """The actions that make sense now, as the page's buttons show them."""
+    deciding = view.awaiting in (Awaiting.CORRECTION, Awaiting.NO_PROGRESS_DECISION)
+    options: list[str] = []
+    if view.awaiting == Awaiting.APPROVAL:
+        options += ["approve", "preview"]
+    if deciding:
+        options.append("accept_as_is")
+    finished = view.status in (Status.FAILED, Status.CANCELLED, Status.COMPLETED_WITH_ISSUES)
+    if (deciding or finished) and view.recording is not None:
+        options.append("retry")
+    if view.status not in (Status.IDLE, Status.COMPLETED, Status.COMPLETED_WITH_ISSUES, Status.CANCELLED):
+        options.append("cancel")
+    return options
+
+
+def _turn_limit(view: SessionView) -> Step:
+    """Seed 002's total-turn limit: past it, messages are no longer read (the buttons still work);
+    the admins are told once."""
+    text = (
+        f"This session has reached its limit of {view.max_turns} messages, so I won't read more messages "
+        "here. The buttons still work (approve, retry, accept as is, cancel), and the files and attempts "
+        "stay as they are; to go on talking, start a new conversion. The portal's admins have been told."
+    )
+    first_time = view.memory.turns == view.max_turns + 1
+    actions = [FlagForReview(reason=f"reached the limit of {view.max_turns} messages")] if first_time else []
+    return _step(view, view.status, view.awaiting, replies=[Reply(text=text)], actions=actions)
+
+
+def _request_help(view: SessionView, *, reason: str) -> Step:
+    """Seed 000's escape hatch "request help": the admins see the session, with everything needed to
+    understand it; the conversation stays where it was."""
+    text = (
+        "I've asked the portal's admins to look at this session; they see your files, every attempt, "
+        "the issues found and this conversation."
+    )
+    options = [o for o in _available_actions(view) if o != "cancel"]
+    if options:
+        text += " Meanwhile you can still " + " or ".join(f"“{o.replace('_', ' ')}”" for o in options) + "."
+    reply = Reply(text=text, card="options", data={"options": options}) if options else Reply(text=text)
+    return _step(view, view.status, view.awaiting, replies=[reply], actions=[FlagForReview(reason=reason)])
+
+
+def _frustrated(view: SessionView) -> Step:
+    """Seed 000's frustrated user: say where things stand and offer every way out, never another
+    round of the same."""
+    if view.status in RUNNING_STATUSES:
+        text = f"{_status_text(view)} I'll tell you as soon as it's done; you can also cancel it."
+        return _step(view, view.status, view.awaiting, replies=[Reply(text=text)])
+    validated = view.awaiting in (Awaiting.CORRECTION, Awaiting.NO_PROGRESS_DECISION)
+    ways = []
+    if validated:
+        ways.append("accept the file as it is (it stays downloadable, with its issues listed)")
+    if view.recording is not None and view.status != Status.COMPLETED:
+        ways.append("try again with other values (tell me what to change)")
+    ways.append("ask the portal's admins to look at it (say “ask an expert”)")
+    options = (["accept_as_is"] if validated else []) + (["retry"] if view.recording is not None else [])
+    options.append("request_help")
+    text = "Sorry this is not going well. You can " + "; or ".join(ways) + "."
     return _step(
-        view, view.status, view.awaiting, replies=[Reply(text="I didn't understand that. " + _help_text(view))]
+        view, view.status, view.awaiting, replies=[Reply(text=text, card="options", data={"options": options})]
     )
 
 
-def _normalized(view: SessionView, raw_fields: dict[str, str]) -> tuple[dict[str, FieldValue], list[str]]:
+def _normalized(
+    view: SessionView, raw_fields: dict[str, str], *, llm_fields: frozenset[str] = frozenset()
+) -> tuple[dict[str, FieldValue], list[str]]:
+    """Values as the normalizers make them, whoever read them from the message: the rules or, for
+    `llm_fields`, the language model (then their source says so)."""
     updates: dict[str, FieldValue] = {}
     problems: list[str] = []
     for name, raw in raw_fields.items():
@@ -743,7 +857,7 @@ def _normalized(view: SessionView, raw_fields: dict[str, str]) -> tuple[dict[str
         except ValueError as exc:
             problems.append(f"I couldn't use “{raw}” as the {FIELDS[name].label if name in FIELDS else name}: {exc}")
             continue
-        updates[name] = FieldValue(value=value, source=Source.USER)
+        updates[name] = FieldValue(value=value, source=Source.LLM if name in llm_fields else Source.USER)
     return updates, problems
 
 
@@ -789,6 +903,8 @@ def _user_action(view: SessionView, event: UserAction) -> Step:
             return _refuse(view, "There is nothing to retry yet. " + _status_text(view))
         case "preview":
             return _preview(view, updates={}, memory=view.memory, preface=())
+        case "request_help":
+            return _request_help(view, reason="asked for help (button)")
         case "select_streams":
             value = event.value
             ids = [value] if isinstance(value, str) else list(value) if isinstance(value, list | tuple) else []
@@ -852,13 +968,16 @@ def _conversion_succeeded(view: SessionView, event: ConversionSucceeded) -> Step
 def _conversion_failed(view: SessionView, event: ConversionFailed) -> Step:
     if view.status != Status.CONVERTING or event.attempt != view.memory.attempts:
         return _refuse(view, "")
-    text = (
-        f"The conversion failed: {event.user_message} You can say “retry”, correct a value "
-        "(e.g. “sex: female”), upload corrected files, or cancel."
-    )
-    return _step(
-        view, Status.FAILED, None, replies=[Reply(text=text, card="options", data={"options": ["retry", "cancel"]})]
-    )
+    # Seed 004's error feedback: retry, modify, skip where it makes sense, abort; and an expert.
+    ways = ["say “retry”", "correct a value (e.g. “sex: female”) or upload corrected files"]
+    selected = _selected(view) if view.recording is not None else []
+    if len(selected) > 1:
+        named = next(s for s in view.recording.streams if s.id == selected[-1]) if view.recording else None
+        ways.append(f"leave out a stream that fails (e.g. “without {_short_name(named)}”)" if named else "")
+    ways += ["ask an expert", "or cancel"]
+    text = f"The conversion failed: {event.user_message} You can " + ", ".join(w for w in ways if w) + "."
+    options = ["retry", "request_help", "cancel"]
+    return _step(view, Status.FAILED, None, replies=[Reply(text=text, card="options", data={"options": options})])
 
 
 def _validation_completed(view: SessionView, event: ValidationCompleted) -> Step:
@@ -933,6 +1052,32 @@ def _job_lost(view: SessionView, event: JobLost) -> Step:
         replies=[Reply(text=text)],
         actions=[FlagForReview(reason=f"job lost on attempt {event.attempt}")],
     )
+
+
+def _job_retrying(view: SessionView, event: JobRetrying) -> Step:
+    if view.status != Status.CONVERTING or event.attempt != view.memory.attempts:
+        return _refuse(view, "")
+    text = (
+        f"The conversion was interrupted ({event.reason}); that is not a problem with your data, so it "
+        f"starts again by itself in about {_duration(event.delay_s)} (run {event.run} of at most {event.runs}). "
+        "You can cancel at any time."
+    )
+    return _step(view, view.status, view.awaiting, replies=[Reply(text=text)])
+
+
+def _session_idle(view: SessionView, event: SessionIdle) -> Step:
+    """Seed 002's idle timeout: a question unanswered for long is closed; nothing is lost and
+    "retry" picks up where it stopped."""
+    waiting = view.status in (Status.AWAITING_USER_INPUT, Status.AWAITING_APPROVAL)
+    if not waiting:
+        return _refuse(view, "")
+    text = (
+        f"This session waited {event.hours} hours for an answer, so I closed it. Nothing is lost: your "
+        "files, the details you gave and any earlier attempts are kept. Say “retry” to pick up where we "
+        "stopped."
+    )
+    memory = view.memory.model_copy(update={"asking_for": [], "format_candidates": []})
+    return _step(view, Status.CANCELLED, None, memory=memory, replies=[Reply(text=text)])
 
 
 def _fields_of(issues: Iterable[IssueSummary]) -> list[str]:

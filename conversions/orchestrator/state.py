@@ -81,6 +81,8 @@ class Memory(BaseModel):
     previews: int = 0
     previous_issue_keys: list[str] = Field(default_factory=list)
     turns: int = 0
+    # Messages in a row the portal could not understand (seed 001's clarification counter).
+    misunderstood: int = 0
 
 
 class StreamSummary(Frozen):
@@ -130,6 +132,10 @@ class SessionView(Frozen):
     recording: RecordingSummary | None
     timezone: str
     max_metadata_requests: int = 2
+    # Guards (seeds 001/002): messages in a row not understood before the portal stops asking the
+    # same way, and messages per session before it reads no more.
+    max_clarifications: int = 3
+    max_turns: int = 200
 
 
 # Events: what happened. The services produce them from requests and from finished jobs.
@@ -170,6 +176,9 @@ class UserMessage(Frozen):
     kind: Literal["user_message"] = "user_message"
     text: str
     parsed: ParsedMessage
+    # Fields of `parsed` whose values the language model found (conversions.language.llm), not the
+    # rules; they are stored with source "llm".
+    llm_fields: frozenset[str] = frozenset()
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
@@ -177,7 +186,15 @@ class UserMessage(Frozen):
 class UserAction(Frozen):
     kind: Literal["user_action"] = "user_action"
     action: Literal[
-        "approve", "reject", "accept_as_is", "cancel", "retry", "select_format", "select_streams", "preview"
+        "approve",
+        "reject",
+        "accept_as_is",
+        "cancel",
+        "retry",
+        "select_format",
+        "select_streams",
+        "preview",
+        "request_help",
     ]
     value: Any = None
 
@@ -220,6 +237,25 @@ class ValidationCompleted(Frozen):
     issues: tuple[IssueSummary, ...]
 
 
+class JobRetrying(Frozen):
+    """A job failed for a reason that was not the data's (its worker vanished, it hit the time
+    limit) and runs again by itself after `delay_s`."""
+
+    kind: Literal["job_retrying"] = "job_retrying"
+    attempt: int
+    reason: str
+    delay_s: int
+    run: int  # which run this will be (2 for the first retry)
+    runs: int  # how many runs at most
+
+
+class SessionIdle(Frozen):
+    """Nobody answered the portal's question for `hours`: the session is closed, nothing lost."""
+
+    kind: Literal["session_idle"] = "session_idle"
+    hours: int
+
+
 class JobLost(Frozen):
     """A worker vanished and the job could not be run again: a human should look."""
 
@@ -238,6 +274,8 @@ Event = (
     | ConversionFailed
     | ValidationCompleted
     | JobLost
+    | JobRetrying
+    | SessionIdle
     | PreviewReady
     | PreviewFailed
 )

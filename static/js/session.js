@@ -13,6 +13,15 @@
 
   const SOURCE_WORDS = { user: "you", file: "from file", lab_default: "lab default", llm: "LLM", auto_fix: "auto-fix" };
 
+  const OPTION_WORDS = {
+    approve: "Approve",
+    preview: "Preview",
+    accept_as_is: "Accept as is",
+    retry: "Retry",
+    cancel: "Cancel",
+    request_help: "Ask an expert",
+  };
+
   // What the files say is stored in plain units; shown the way a scientist reads them.
   const FIELD_LABELS = {
     channel_count: "channels",
@@ -75,6 +84,20 @@
         button.type = "button";
         button.textContent = option.label;
         button.addEventListener("click", () => act("select_format", option.key));
+        choices.appendChild(button);
+      });
+      item.appendChild(choices);
+    }
+    if (message.card === "options" && (message.data.options || []).length) {
+      // The ways forward the reply names, as buttons doing the same actions as the words.
+      const choices = document.createElement("div");
+      choices.className = "actions";
+      message.data.options.forEach((option) => {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.textContent = OPTION_WORDS[option] || option.replaceAll("_", " ");
+        if (option === "cancel") button.className = "danger";
+        button.addEventListener("click", () => act(option));
         choices.appendChild(button);
       });
       item.appendChild(choices);
@@ -150,6 +173,7 @@
       approve: awaiting === "approval",
       reject: awaiting === "approval",
       preview: awaiting === "approval",
+      request_help: deciding || status === "failed",
       accept_as_is: deciding,
       retry: deciding || ["failed", "cancelled", "completed_with_issues", "completed"].includes(status),
       cancel: !["idle", "completed", "completed_with_issues", "cancelled"].includes(status),

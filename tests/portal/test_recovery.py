@@ -1,4 +1,5 @@
-"""Jobs whose worker vanished: requeued once, then the session is flagged for a human."""
+"""Jobs whose worker vanished: run again with backoff up to JOB_MAX_RUNS runs, then the session is
+flagged for a human; sessions left waiting too long are closed without losing anything."""
 
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ def _converting(world: World, deliveries: int, minutes_silent: int) -> tuple[Con
     return session, attempt
 
 
-def test_a_second_loss_fails_the_attempt_and_flags_the_session(live_world: World, monkeypatch: Any) -> None:
-    session, attempt = _converting(live_world, deliveries=2, minutes_silent=30)
+def test_a_loss_on_the_last_run_fails_the_attempt_and_flags_the_session(live_world: World, settings: Any) -> None:
+    session, attempt = _converting(live_world, deliveries=settings.JOB_MAX_RUNS, minutes_silent=30)
     assert recover_stalled_jobs(stall_seconds=60) == 0
     attempt.refresh_from_db()
     session.refresh_from_db()
@@ -45,9 +46,15 @@ def test_a_job_that_still_reports_is_left_alone(live_world: World) -> None:
     assert attempt.state == "running"
 
 
-def test_a_first_loss_is_requeued(live_world: World, celery_worker_thread: Any) -> None:
-    _, attempt = _converting(live_world, deliveries=1, minutes_silent=30)
+def test_a_first_loss_is_run_again_and_the_user_is_told(
+    live_world: World, celery_worker_thread: Any, settings: Any
+) -> None:
+    settings.JOB_RETRY_BACKOFF_SECONDS = 0
+    session, attempt = _converting(live_world, deliveries=1, minutes_silent=30)
     assert recover_stalled_jobs(stall_seconds=60) == 1
+    told = session.messages.filter(text__contains="interrupted").last()
+    assert told is not None and "not a problem with your data" in told.text
+    assert f"run 2 of at most {settings.JOB_MAX_RUNS}" in told.text
     attempt.refresh_from_db()
     # The requeued job runs on the worker; with no files it fails with a plain message.
     from tests.conftest import wait_for
@@ -55,3 +62,39 @@ def test_a_first_loss_is_requeued(live_world: World, celery_worker_thread: Any) 
     wait_for(lambda: ConversionAttempt.objects.get(id=attempt.id).state == "failed", what="the requeued job")
     attempt.refresh_from_db()
     assert attempt.deliveries == 2
+
+
+@pytest.mark.parametrize(("run", "seconds"), [(2, 30), (3, 60), (4, 120)])
+def test_runs_again_wait_twice_as_long_each_time(settings: Any, run: int, seconds: int) -> None:
+    from conversions.jobs import retry_delay_s
+
+    settings.JOB_RETRY_BACKOFF_SECONDS = 30
+    assert retry_delay_s(run) == seconds
+
+
+def _waiting(world: World, hours_ago: int, status: str = "awaiting_approval") -> ConversionSession:
+    session = services.create_session(user=world.users["ada"])
+    ConversionSession.objects.filter(id=session.id).update(
+        status=status,
+        awaiting="approval" if status == "awaiting_approval" else None,
+        updated=timezone.now() - timedelta(hours=hours_ago),
+    )
+    return session
+
+
+def test_a_session_left_waiting_too_long_is_closed_and_says_how_to_resume(live_world: World, settings: Any) -> None:
+    from conversions.jobs import close_idle_sessions
+
+    settings.SESSION_IDLE_HOURS = 72
+    old = _waiting(live_world, hours_ago=80)
+    recent = _waiting(live_world, hours_ago=10)
+    finished = _waiting(live_world, hours_ago=500, status="completed")
+
+    assert close_idle_sessions() == 1
+
+    for session in (old, recent, finished):
+        session.refresh_from_db()
+    assert old.status == "cancelled" and old.awaiting is None
+    assert "waited 72 hours" in old.messages.last().text and "retry" in old.messages.last().text
+    assert recent.status == "awaiting_approval"
+    assert finished.status == "completed"

@@ -244,7 +244,13 @@ def post_message(*, session: ConversionSession, user: AbstractBaseUser, text: st
     memory = session.memory
     parsed = parse_message(text, asking_for=memory.asking_for)
     llm_fields: frozenset[str] = frozenset()
-    if text and _may_use_llm(session) and not llm.rules_understood(parsed, asking_for=memory.asking_for):
+    within_limit = memory.turns < settings.ORCHESTRATOR_MAX_TURNS  # past it, messages are not read at all
+    if (
+        text
+        and within_limit
+        and _may_use_llm(session)
+        and not llm.rules_understood(parsed, asking_for=memory.asking_for)
+    ):
         reading = _llm_reading(session, text, asking_for=memory.asking_for)
         if reading is not None:
             parsed, llm_fields = llm.merge(parsed, reading, asking_for=memory.asking_for)

@@ -65,6 +65,14 @@ ESTIMATE_BYTES_PER_SECOND = 50 * 1024 * 1024
 
 
 def handle(view: SessionView, event: Event) -> Step:
+    step = _handle(view, event)
+    if step.refused and step.memory != view.memory:
+        # A refused event changes nothing, not even the count of turns.
+        step = step.model_copy(update={"memory": view.memory})
+    return step
+
+
+def _handle(view: SessionView, event: Event) -> Step:
     match event:
         case FilesChanged():
             return _files_changed(view, event)
@@ -927,6 +935,19 @@ def _user_action(view: SessionView, event: UserAction) -> Step:
 
 def _retry(view: SessionView, *, updates: dict[str, FieldValue], preface: Sequence[str] = ()) -> Step:
     if view.recording is None:
+        if view.memory.files_version and view.status in (Status.CANCELLED, Status.FAILED):
+            # Cancelled before the files were recognised (e.g. at the format question): look again.
+            memory = view.memory.model_copy(update={"format_candidates": [], "chosen_format": None})
+            text = "Looking at your files again…"
+            return _step(
+                view,
+                Status.DETECTING_FORMAT,
+                None,
+                memory=memory,
+                updates=updates,
+                replies=[*(Reply(text=t) for t in preface), Reply(text=text)],
+                actions=[DetectFormat(files_version=view.memory.files_version)],
+            )
         return _refuse(view, "There is no recognised recording to convert: upload one first.")
     return _next_after_metadata(view, updates=updates, preface=preface)
 
@@ -1009,14 +1030,16 @@ def _validation_completed(view: SessionView, event: ValidationCompleted) -> Step
     asked_before = [name for name in wanted if name in memory.declined]
     if event.outcome == "passed_with_issues":
         text = "The file is valid NWB and DANDI would accept it, with the suggestions above. "
-        if wanted:
-            example = ", ".join(f"{FIELDS[n].label}: {FIELDS[n].example}" for n in wanted[:2])
-            text += f"Would you like to fix them (tell me the values, e.g. “{example}”) or accept it as it is?"
-        else:
+        if not wanted:
+            # Nothing the user could give would change them: there is no decision to ask for.
             text += (
-                "None of them can be fixed with a value I can ask for yet, so you can accept it as it is "
-                "(or say “retry” to convert again)."
+                "None of them can be settled with a value you could give, so the file is ready to download. "
+                "You can still correct a value and say “retry” to convert again."
             )
+            memory = memory.model_copy(update={"asking_for": []})
+            return _step(view, Status.COMPLETED_WITH_ISSUES, None, memory=memory, replies=[card, Reply(text=text)])
+        example = ", ".join(f"{FIELDS[n].label}: {FIELDS[n].example}" for n in wanted[:2])
+        text += f"Would you like to fix them (tell me the values, e.g. “{example}”) or accept it as it is?"
     else:
         text = "DANDI would not accept this file yet."
         if wanted:
@@ -1041,6 +1064,8 @@ def _validation_completed(view: SessionView, event: ValidationCompleted) -> Step
 
 
 def _job_lost(view: SessionView, event: JobLost) -> Step:
+    if view.status != Status.CONVERTING or event.attempt != view.memory.attempts:
+        return _refuse(view, "")
     text = (
         "The worker running your conversion stopped unexpectedly and the job could not be resumed. "
         "Nothing you gave is lost: say “retry” to run it again. The portal's admins have been told."

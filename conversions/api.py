@@ -167,6 +167,9 @@ class ActionIn(Schema):
 
 
 class TurnOut(Schema):
+    """The turn's new messages, and the session as GET /api/sessions/{id} shows it, except that its
+    `messages` hold only the newest 10 (GET has them all)."""
+
     replies: list[MessageOut]
     session: SessionOut
 
@@ -204,7 +207,13 @@ def _preview_url(session: ConversionSession, preview: Preview) -> str | None:
     return reverse("api:session_preview", kwargs={"session_id": session.id, "number": preview.number})
 
 
-def session_detail(session: ConversionSession) -> dict[str, Any]:
+# A chat turn answers with the session as GET shows it, but only its newest messages: the whole
+# history on every turn would make a long conversation slower with each message. The replies of
+# the turn are always among them; GET /api/sessions/{id} has every message.
+TURN_MESSAGES = 10
+
+
+def session_detail(session: ConversionSession, *, newest_messages: int | None = None) -> dict[str, Any]:
     attempts = list(session.attempts.all())
     latest = attempts[-1] if attempts else None
     done = [a for a in attempts if a.state == ConversionAttempt.State.SUCCEEDED]
@@ -266,14 +275,23 @@ def session_detail(session: ConversionSession) -> dict[str, Any]:
             }
             for i in issues
         ],
-        "messages": [services.message_payload(m) for m in session.messages.all()],
+        "messages": [services.message_payload(m) for m in _messages(session, newest_messages)],
         "progress": progress,
         "output": output,
     }
 
 
+def _messages(session: ConversionSession, newest: int | None) -> list[Any]:
+    if newest is None:
+        return list(session.messages.all())
+    return list(reversed(session.messages.order_by("-created", "-id")[:newest]))
+
+
 def _turn(turn: services.Turn) -> dict[str, Any]:
-    return {"replies": [services.message_payload(m) for m in turn.replies], "session": session_detail(turn.session)}
+    return {
+        "replies": [services.message_payload(m) for m in turn.replies],
+        "session": session_detail(turn.session, newest_messages=TURN_MESSAGES),
+    }
 
 
 # --- endpoints ------------------------------------------------------------------------------------

@@ -258,7 +258,7 @@ def post_message(*, session: ConversionSession, user: AbstractBaseUser, text: st
     step, replies = _dispatch(session.id, event, actor=user, user_text=text)
     if step.refused and not text:
         raise BadRequest(step.replies[0].text if step.replies else "That message was empty.")
-    session.refresh_from_db()
+    session = ConversionSession.objects.select_related("owner", "lab").get(id=session.id)
     return Turn(replies=replies, session=session)
 
 
@@ -310,7 +310,7 @@ def perform_action(*, session: ConversionSession, user: AbstractBaseUser, action
     step, replies = _dispatch(session.id, event, actor=user, audit=("action", {"action": action}))
     if step.refused:
         raise Conflict(step.replies[0].text if step.replies else "That can't be done now.")
-    session.refresh_from_db()
+    session = ConversionSession.objects.select_related("owner", "lab").get(id=session.id)
     return Turn(replies=replies, session=session)
 
 
@@ -416,9 +416,17 @@ def _dispatch(
         new_messages += replies
         if step.refused:
             return step, replies
-        for name, entry in step.metadata_updates.items():
-            MetadataField.objects.update_or_create(
-                session=session, name=name, defaults={"value": entry.value, "source": entry.source.value}
+        if step.metadata_updates:
+            # One statement for all the values of a step (an answer often gives seven at once).
+            now = timezone.now()
+            MetadataField.objects.bulk_create(
+                [
+                    MetadataField(session=session, name=name, value=entry.value, source=entry.source.value, updated=now)
+                    for name, entry in step.metadata_updates.items()
+                ],
+                update_conflicts=True,
+                unique_fields=["session", "name"],
+                update_fields=["value", "source", "updated"],
             )
         previous = (session.status, session.awaiting)
         for name, value in (session_updates or {}).items():
@@ -445,7 +453,7 @@ def _dispatch(
             "format": session.format,
         }
         message_events = [{"type": "message", "message": message_payload(m)} for m in new_messages]
-        transaction.on_commit(lambda: [notify.publish(session_id, e) for e in [*message_events, status_event]])
+        transaction.on_commit(lambda: notify.publish_all(session_id, [*message_events, status_event]))
     return step, replies
 
 

@@ -394,9 +394,7 @@ def test_groups_a_reader_leaves_undescribed_get_the_recording_systems_name(tmp_p
 # --- stub conversions (previews) -------------------------------------------------------------------
 
 
-def test_a_stub_holds_the_first_seconds_of_every_stream_and_says_it_is_a_preview(
-    tmp_path: Path, read_nwb: Any
-) -> None:
+def test_a_stub_holds_the_first_seconds_of_every_stream_and_says_it_is_a_preview(tmp_path: Path, read_nwb: Any) -> None:
     recording = write_spikeglx(tmp_path / "long", run="long", duration_s=3.0, n_channels=8, with_lf=True, seed=2)
     upload = recording["ap_bin"].parent
     detection = detect_format(upload)

@@ -484,7 +484,8 @@ _DECLINED_VALUE_RE = re.compile(
     _I,
 )
 _DECLINE_RE = re.compile(
-    r"(?<![\w'])(?:skip(?:ping)?|pass|omit|leave\s+(?:it\s+)?(?:out|blank|empty)|(?:don'?t|do\s+not)\s+"
+    r"(?<![\w'])(?:skip(?:ping)?|pass|omit|leave\s+(?:it\s+)?(?:out|blank|empty)"
+    r"|(?:i'?d\s+)?(?:rather|prefer)\s+not\s+(?:to\s+)?(?:say|tell|share|give\s+it)|(?:don'?t|do\s+not)\s+"
     r"(?:know|have|remember)|not\s+sure|unsure|no\s+(?:idea|clue)|idk|dunno|n/?a|none|unknown|not\s+"
     r"(?:known|applicable|available|recorded)|(?:can'?t|cannot)\s+remember|no)(?![\w'])",
 )
@@ -493,7 +494,7 @@ _NO_NEED_RE = re.compile(r"(?<![\w'])no\s+(?:need|reason)\s+to(?![\w'])")
 _LEADING_CHATTER_RE = re.compile(
     r"(?:(?:yes|yeah|yep|ok|okay|sure|no|nope|nah|actually|sorry|oops|well|oh|um+|uh+|so|and|also|plus|then"
     r"|hmm+|hi|hello|hey|right|correction|wait|i\s+meant|i\s+mean|meant|it'?s|it\s+is|it\s+was|its|that'?s"
-    r"|that\s+is|this\s+is|they\s+are|they're|(?:she|he)\s+(?:is|was)|the\s+answer\s+is|here\s+you\s+go"
+    r"|that\s+is|this\s+is|they\s+are|they're|(?:she|he)\s+(?:is|was)|(?:she|he)'s|the\s+answer\s+is|here\s+you\s+go"
     r"|i\s+(?:think|guess|believe)|by|from)(?![\w'])[\s,:.!-]*)+",
     _I,
 )

@@ -294,6 +294,9 @@ REFUSALS = [
     case("skip the institution", Intent.SKIP_FIELD, asking=CRITICAL, skipped=("institution",)),
     case("no idea", Intent.SKIP_FIELD, asking=("date_of_birth",), skipped=("date_of_birth",)),
     case("n/a", Intent.SKIP_FIELD, asking=("strain",), skipped=("strain",)),
+    # Found by the golden dialogues: once taken as an experiment description.
+    case("I'd rather not say", Intent.SKIP_FIELD, asking=("age",), skipped=("age",)),
+    case("I prefer not to share that", Intent.SKIP_FIELD, asking=("experimenter",), skipped=("experimenter",)),
     case("I don't know the age", Intent.SKIP_FIELD, asking=ASKED_FIRST, skipped=("age",)),
     case("no subject info", Intent.SKIP_FIELD, asking=ASKED_FIRST, skipped=SUBJECT_FIELDS),
     case("skip", Intent.SKIP_FIELD, asking=("institution",), skipped=("institution",)),
@@ -703,6 +706,7 @@ SECOND_SET: list[Answer] = [
     ("session start: 15/03/2024 14:30", (), {"session_start_time": "15/03/2024 14:30"}),
     ("genotype: Sst-IRES-Cre x Ai32", (), {"strain": "Sst-IRES-Cre x Ai32"}),
     ("she is 12 weeks old", ("age",), {"age": "12 weeks old"}),
+    ("she's female", ("sex",), {"sex": "female"}),
     ("It's a male.", ("sex",), {"sex": "male"}),
     (
         "Northwestern University, Chicago",

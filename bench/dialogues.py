@@ -25,51 +25,20 @@ from conversions.nwb.fields import CRITICAL_FIELDS
 from conversions.orchestrator import policy
 from conversions.orchestrator.state import (
     ConversionSucceeded,
-    Event,
     FilesChanged,
     FormatAmbiguous,
-    FormatDetected,
     FormatOption,
     IssueSummary,
-    Memory,
-    RecordingSummary,
     SessionView,
-    Status,
-    Step,
-    StreamSummary,
     UserAction,
     UserMessage,
     ValidationCompleted,
 )
 from tests.language.dialogues import ASKED_FIRST, REALISTIC_SETS, TABLES, field_accuracy
+from tests.orchestrator.test_policy import Dialogue
 
 TARGET_P99_MS = 5.0
 
-# The recording every replayed session has: a Neuropixels probe's AP and LF bands, as detected.
-RECORDING = RecordingSummary(
-    format="spikeglx",
-    format_label="SpikeGLX",
-    streams=(
-        StreamSummary(
-            id="imec0.ap",
-            label="probe imec0, AP band",
-            channel_count=384,
-            sampling_rate_hz=30000.0,
-            duration_s=600.0,
-            size_bytes=13_860_000_000,
-        ),
-        StreamSummary(
-            id="imec0.lf",
-            label="probe imec0, LF band",
-            channel_count=384,
-            sampling_rate_hz=2500.0,
-            duration_s=600.0,
-            size_bytes=1_155_000_000,
-        ),
-    ),
-    default_streams=("imec0.ap", "imec0.lf"),
-    file_count=4,
-)
 # Answers that move a one-by-one conversation past each question, in the order the policy asks.
 _ONE_BY_ONE_ANSWERS = {
     "experimenter": "Jane Smith",
@@ -97,68 +66,44 @@ def code_revision(*paths: str) -> str:
 # --- conversations in the state each message is sent in --------------------------------------------
 
 
-@dataclass
-class Conversation:
-    """A session without a database: each step applied the way the services apply it."""
+def _detected(start: str | None = "2024-03-15T14:30:00") -> Dialogue:
+    """A session whose upload was recognised (the policy tests' `Dialogue`, applying steps the way
+    the services do)."""
+    conversation = Dialogue()
+    conversation.detected(start)
+    return conversation
 
-    view: SessionView = field(
-        default_factory=lambda: SessionView(
-            status=Status.IDLE, awaiting=None, memory=Memory(), metadata={}, recording=None, timezone="Europe/Paris"
-        )
+
+def _checked(fields: Sequence[str], *, outcome: str = "failed") -> Dialogue:
+    """Converted once, and the check found issues naming `fields`: the portal asks for them."""
+    conversation = _detected()
+    conversation.say("Jane Smith, MIT, V1 recording, skip the subject")
+    conversation.send(UserAction(action="approve"))
+    attempt = conversation.view.memory.attempts
+    conversation.send(ConversionSucceeded(attempt=attempt, size_bytes=15_000_000_000))
+    issue = IssueSummary(
+        check_name="check_fields" if fields else "check_data_orientation",
+        importance="CRITICAL" if outcome == "failed" else "BEST_PRACTICE_SUGGESTION",
+        explanation="Something DANDI needs is missing or unusable.",
+        location="/",
+        fields=tuple(fields),
     )
-
-    def send(self, event: Event) -> Step:
-        step = policy.handle(self.view, event)
-        if not step.refused:
-            update = {
-                "status": step.status,
-                "awaiting": step.awaiting,
-                "memory": step.memory,
-                "metadata": {**self.view.metadata, **step.metadata_updates},
-            }
-            self.view = self.view.model_copy(update=update)
-        return step
-
-    def say(self, text: str) -> Step:
-        return self.send(UserMessage(text=text, parsed=parse_message(text, asking_for=self.view.memory.asking_for)))
-
-    def detected(self, *, start: str | None = "2024-03-15T14:30:00") -> Conversation:
-        self.send(FilesChanged(added=4, total=4))
-        facts = {"session_start_time": start} if start else {}
-        version = self.view.memory.files_version
-        self.send(FormatDetected(files_version=version, recording=RECORDING, file_metadata=facts))
-        self.view = self.view.model_copy(update={"recording": RECORDING})
-        return self
-
-    def checked(self, fields: Sequence[str], *, outcome: str = "failed") -> Conversation:
-        """Converted once, and the check found issues naming `fields`: the portal asks for them."""
-        self.detected().say("Jane Smith, MIT, V1 recording, skip the subject")
-        self.send(UserAction(action="approve"))
-        attempt = self.view.memory.attempts
-        self.send(ConversionSucceeded(attempt=attempt, size_bytes=15_000_000_000))
-        issue = IssueSummary(
-            check_name="check_fields" if fields else "check_data_orientation",
-            importance="CRITICAL" if outcome == "failed" else "BEST_PRACTICE_SUGGESTION",
-            explanation="Something DANDI needs is missing or unusable.",
-            location="/",
-            fields=tuple(fields),
-        )
-        self.send(ValidationCompleted(attempt=attempt, outcome=outcome, issues=(issue,)))  # type: ignore[arg-type]
-        return self
+    conversation.send(ValidationCompleted(attempt=attempt, outcome=outcome, issues=(issue,)))  # type: ignore[arg-type]
+    return conversation
 
 
-def _first_request() -> Conversation:
-    return Conversation().detected()
+def _first_request() -> Dialogue:
+    return _detected()
 
 
-def _second_request() -> Conversation:
-    conversation = Conversation().detected()
+def _second_request() -> Dialogue:
+    conversation = _detected()
     conversation.say("mouse001, Mus musculus, male, P90D")
     return conversation
 
 
-def _one_by_one(name: str) -> Conversation:
-    conversation = Conversation().detected(start=None if name == "session_start_time" else "2024-03-15T14:30:00")
+def _one_by_one(name: str) -> Dialogue:
+    conversation = _detected(None if name == "session_start_time" else "2024-03-15T14:30:00")
     conversation.say("ask me one by one")
     for _ in _ONE_BY_ONE_ANSWERS:
         asking = conversation.view.memory.asking_for
@@ -168,20 +113,20 @@ def _one_by_one(name: str) -> Conversation:
     return conversation
 
 
-def _plan_shown() -> Conversation:
-    conversation = Conversation().detected()
+def _plan_shown() -> Dialogue:
+    conversation = _detected()
     conversation.say("Jane Smith, MIT, V1 recording, skip the subject")
     return conversation
 
 
-def _converting() -> Conversation:
+def _converting() -> Dialogue:
     conversation = _plan_shown()
     conversation.send(UserAction(action="approve"))
     return conversation
 
 
-def _choosing_format() -> Conversation:
-    conversation = Conversation()
+def _choosing_format() -> Dialogue:
+    conversation = Dialogue()
     conversation.send(FilesChanged(added=6, total=6))
     options = (FormatOption(key="spikeglx", label="SpikeGLX"), FormatOption(key="openephys", label="Open Ephys"))
     conversation.send(
@@ -194,7 +139,7 @@ def _choosing_format() -> Conversation:
     return conversation
 
 
-def state_for(asking: tuple[str, ...], intents: frozenset[Intent]) -> tuple[str, Callable[[], Conversation]]:
+def state_for(asking: tuple[str, ...], intents: frozenset[Intent]) -> tuple[str, Callable[[], Dialogue]]:
     """Where a message that answers `asking` (and means `intents`, when known) is sent."""
     if asking == ASKED_FIRST:
         return "first metadata request", _first_request
@@ -203,13 +148,13 @@ def state_for(asking: tuple[str, ...], intents: frozenset[Intent]) -> tuple[str,
     if len(asking) == 1 and asking[0] in _ONE_BY_ONE_ANSWERS:
         return "one by one", lambda: _one_by_one(asking[0])
     if asking:
-        return "fields asked after a check", lambda: Conversation().checked(asking)
+        return "fields asked after a check", lambda: _checked(asking)
     if Intent.SELECT_FORMAT in intents and Intent.PROVIDE_METADATA not in intents:
         return "choosing the format", _choosing_format
     if intents & {Intent.CANCEL, Intent.STATUS}:
         return "converting", _converting
     if intents & {Intent.ACCEPT_AS_IS, Intent.FIX, Intent.RETRY}:
-        return "issues, nothing to ask", lambda: Conversation().checked((), outcome="passed_with_issues")
+        return "issues, nothing to ask", lambda: _checked((), outcome="passed_with_issues")
     return "plan shown", _plan_shown
 
 

@@ -235,12 +235,8 @@ class Preview(models.Model):
     """A seconds-long stub conversion made before the full run, to see the file's structure and the
     metadata in place. Never validated and never offered as the session's result."""
 
-    class State(models.TextChoices):
-        QUEUED = "queued"
-        RUNNING = "running"
-        SUCCEEDED = "succeeded"
-        FAILED = "failed"
-        CANCELLED = "cancelled"
+    # A preview's job goes through the same states as an attempt's.
+    State = ConversionAttempt.State
 
     session = models.ForeignKey(ConversionSession, on_delete=models.CASCADE, related_name="previews")
     number = models.PositiveIntegerField()

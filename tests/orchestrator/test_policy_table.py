@@ -48,38 +48,14 @@ from conversions.orchestrator.state import (
     StartValidation,
     Status,
     Step,
-    StreamSummary,
     UserAction,
     UserMessage,
     ValidationCompleted,
 )
+from tests.orchestrator.test_policy import RECORDING
 
 # --- what sessions look like ----------------------------------------------------------------------
 
-RECORDING = RecordingSummary(
-    format="spikeglx",
-    format_label="SpikeGLX",
-    streams=(
-        StreamSummary(
-            id="imec0.ap",
-            label="probe imec0, AP band",
-            channel_count=384,
-            sampling_rate_hz=30000.0,
-            duration_s=600.0,
-            size_bytes=13_824_000_000,
-        ),
-        StreamSummary(
-            id="imec0.lf",
-            label="probe imec0, LF band",
-            channel_count=384,
-            sampling_rate_hz=2500.0,
-            duration_s=600.0,
-            size_bytes=1_152_000_000,
-        ),
-    ),
-    default_streams=("imec0.ap", "imec0.lf"),
-    file_count=4,
-)
 CANDIDATES = [
     FormatOption(key="spikeglx", label="SpikeGLX"),
     FormatOption(key="openephys_binary", label="Open Ephys binary"),

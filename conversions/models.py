@@ -34,6 +34,23 @@ class Lab(models.Model):
         help_text="Recording files carry no time zone; their start times are read in this one.",
     )
     institution = models.CharField(max_length=200, blank=True, help_text="Default institution for new sessions.")
+    lab_name = models.CharField(
+        "lab (NWB)", max_length=200, blank=True, help_text="Default for the NWB 'lab' field of new sessions."
+    )
+    keywords = models.JSONField(default=list, blank=True, help_text="Default keywords for new sessions (a list).")
+    experimenters = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="The lab's experimenters (\"Last, First\"), offered when a session asks who recorded it.",
+    )
+    data_root = models.CharField(
+        max_length=1024,
+        blank=True,
+        help_text=(
+            "A folder on the portal's server (e.g. the institute's shared drive) that lab members may import "
+            "recordings from. Nothing outside it is reachable. Empty: no import from server storage."
+        ),
+    )
     llm_consent = models.BooleanField(
         "LLM consent",
         default=False,
@@ -50,6 +67,33 @@ class Lab(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class Subject(models.Model):
+    """A lab's subject registry: what the lab knows about an animal, used to fill a session's subject
+    fields when its subject id is given (and to compute the age from the date of birth)."""
+
+    class Sex(models.TextChoices):
+        MALE = "M"
+        FEMALE = "F"
+        UNKNOWN = "U"
+        OTHER = "O"
+
+    lab = models.ForeignKey(Lab, on_delete=models.CASCADE, related_name="subjects")
+    subject_id = models.CharField(max_length=200)
+    species = models.CharField(max_length=200, blank=True)
+    sex = models.CharField(max_length=1, choices=Sex.choices, blank=True)
+    date_of_birth = models.DateField(null=True, blank=True)
+    strain = models.CharField(max_length=200, blank=True)
+    description = models.TextField(blank=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["subject_id"]
+        constraints = [models.UniqueConstraint(fields=["lab", "subject_id"], name="one_subject_id_per_lab")]
+
+    def __str__(self) -> str:
+        return f"{self.subject_id} ({self.lab})"
 
 
 class Membership(models.Model):
@@ -101,6 +145,9 @@ class ConversionSession(models.Model):
     timezone = models.CharField(max_length=64, validators=[validate_timezone])
     needs_review = models.BooleanField(default=False)
     review_reason = models.TextField(blank=True)
+    # When the session entered the admin review queue, and when staff were told about it.
+    review_since = models.DateTimeField(null=True, blank=True)
+    review_notified_at = models.DateTimeField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -151,6 +198,26 @@ class SourceFile(models.Model):
 
     def __str__(self) -> str:
         return self.relative_path
+
+
+class PendingUpload(models.Model):
+    """A file being uploaded in pieces: declared with its size, received chunk by chunk into a part
+    file, and registered as a SourceFile once complete. What is missing after an interruption is
+    `size_bytes - received_bytes`; only that is sent again."""
+
+    session = models.ForeignKey(ConversionSession, on_delete=models.CASCADE, related_name="pending_uploads")
+    relative_path = models.CharField(max_length=1024)
+    size_bytes = models.BigIntegerField()
+    received_bytes = models.BigIntegerField(default=0)
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["relative_path"]
+        constraints = [models.UniqueConstraint(fields=["session", "relative_path"], name="one_pending_upload_per_path")]
+
+    def __str__(self) -> str:
+        return f"{self.relative_path} ({self.received_bytes}/{self.size_bytes})"
 
 
 class MetadataField(models.Model):
@@ -289,6 +356,8 @@ class ChatMessage(models.Model):
     class Role(models.TextChoices):
         USER = "user"
         ASSISTANT = "assistant"
+        # A note from a portal admin who reviewed the session; the user sees it in the chat.
+        REVIEWER = "reviewer"
 
     session = models.ForeignKey(ConversionSession, on_delete=models.CASCADE, related_name="messages")
     role = models.CharField(max_length=16, choices=Role.choices)
@@ -324,6 +393,8 @@ class LlmCall(models.Model):
 
     class Purpose(models.TextChoices):
         UNDERSTAND = "understand"
+        # Phrasing the explanation of validation issues in plain words.
+        EXPLAIN = "explain"
 
     class Outcome(models.TextChoices):
         # Claimed against the session's budget, the answer not in yet (or the process died).

@@ -486,7 +486,8 @@ def _carry_out(session: ConversionSession, action: Any) -> None:
         case FlagForReview(reason=reason):
             session.needs_review = True
             session.review_reason = reason
-            session.save(update_fields=["needs_review", "review_reason"])
+            session.review_since = session.review_since or timezone.now()
+            session.save(update_fields=["needs_review", "review_reason", "review_since"])
             _audit(session, None, "flagged_for_review", {"reason": reason})
         case _:
             raise TypeError(f"unknown action {action!r}")

@@ -9,7 +9,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -18,202 +17,404 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Lab',
+            name="Lab",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200, unique=True)),
-                ('timezone', models.CharField(default='UTC', help_text='Recording files carry no time zone; their start times are read in this one.', max_length=64, validators=[conversions.models.validate_timezone])),
-                ('institution', models.CharField(blank=True, help_text='Default institution for new sessions.', max_length=200)),
-                ('created', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200, unique=True)),
+                (
+                    "timezone",
+                    models.CharField(
+                        default="UTC",
+                        help_text="Recording files carry no time zone; their start times are read in this one.",
+                        max_length=64,
+                        validators=[conversions.models.validate_timezone],
+                    ),
+                ),
+                (
+                    "institution",
+                    models.CharField(blank=True, help_text="Default institution for new sessions.", max_length=200),
+                ),
+                ("created", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='ApiToken',
+            name="ApiToken",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key', models.CharField(max_length=64, unique=True)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('user', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='api_token', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("key", models.CharField(max_length=64, unique=True)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "user",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="api_token",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='ConversionSession',
+            name="ConversionSession",
             fields=[
-                ('id', models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
-                ('title', models.CharField(blank=True, max_length=200)),
-                ('status', models.CharField(choices=[('idle', 'idle'), ('detecting_format', 'detecting format'), ('awaiting_user_input', 'awaiting user input'), ('awaiting_approval', 'awaiting approval'), ('converting', 'converting'), ('validating', 'validating'), ('completed', 'completed'), ('completed_with_issues', 'completed with issues'), ('failed', 'failed'), ('cancelled', 'cancelled')], default=conversions.orchestrator.state.Status['IDLE'], max_length=32)),
-                ('awaiting', models.CharField(blank=True, choices=[('format_selection', 'format selection'), ('required_metadata', 'required metadata'), ('approval', 'approval'), ('correction', 'correction'), ('no_progress_decision', 'no progress decision')], max_length=32, null=True)),
-                ('format', models.CharField(blank=True, max_length=64)),
-                ('detection', models.JSONField(blank=True, null=True)),
-                ('state', models.JSONField(blank=True, default=dict)),
-                ('timezone', models.CharField(max_length=64, validators=[conversions.models.validate_timezone])),
-                ('needs_review', models.BooleanField(default=False)),
-                ('review_reason', models.TextField(blank=True)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('updated', models.DateTimeField(auto_now=True)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='conversion_sessions', to=settings.AUTH_USER_MODEL)),
-                ('lab', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='sessions', to='conversions.lab')),
+                ("id", models.UUIDField(default=uuid.uuid4, editable=False, primary_key=True, serialize=False)),
+                ("title", models.CharField(blank=True, max_length=200)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("idle", "idle"),
+                            ("detecting_format", "detecting format"),
+                            ("awaiting_user_input", "awaiting user input"),
+                            ("awaiting_approval", "awaiting approval"),
+                            ("converting", "converting"),
+                            ("validating", "validating"),
+                            ("completed", "completed"),
+                            ("completed_with_issues", "completed with issues"),
+                            ("failed", "failed"),
+                            ("cancelled", "cancelled"),
+                        ],
+                        default=conversions.orchestrator.state.Status["IDLE"],
+                        max_length=32,
+                    ),
+                ),
+                (
+                    "awaiting",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("format_selection", "format selection"),
+                            ("required_metadata", "required metadata"),
+                            ("approval", "approval"),
+                            ("correction", "correction"),
+                            ("no_progress_decision", "no progress decision"),
+                        ],
+                        max_length=32,
+                        null=True,
+                    ),
+                ),
+                ("format", models.CharField(blank=True, max_length=64)),
+                ("detection", models.JSONField(blank=True, null=True)),
+                ("state", models.JSONField(blank=True, default=dict)),
+                ("timezone", models.CharField(max_length=64, validators=[conversions.models.validate_timezone])),
+                ("needs_review", models.BooleanField(default=False)),
+                ("review_reason", models.TextField(blank=True)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                ("updated", models.DateTimeField(auto_now=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="conversion_sessions",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "lab",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="sessions", to="conversions.lab"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-updated'],
+                "ordering": ["-updated"],
             },
         ),
         migrations.CreateModel(
-            name='ConversionAttempt',
+            name="ConversionAttempt",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('state', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='queued', max_length=16)),
-                ('streams', models.JSONField(default=list)),
-                ('metadata', models.JSONField(default=dict)),
-                ('output_path', models.CharField(blank=True, max_length=1024)),
-                ('size_bytes', models.BigIntegerField(blank=True, null=True)),
-                ('progress', models.FloatField(default=0.0)),
-                ('task_id', models.CharField(blank=True, max_length=64)),
-                ('deliveries', models.PositiveSmallIntegerField(default=0)),
-                ('worker', models.CharField(blank=True, max_length=200)),
-                ('queued_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('heartbeat_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('error_message', models.TextField(blank=True)),
-                ('error_detail', models.TextField(blank=True)),
-                ('validation', models.CharField(choices=[('pending', 'Pending'), ('running', 'Running'), ('passed', 'Passed'), ('passed_with_issues', 'Passed With Issues'), ('failed', 'Failed')], default='pending', max_length=32)),
-                ('validation_started_at', models.DateTimeField(blank=True, null=True)),
-                ('validated_at', models.DateTimeField(blank=True, null=True)),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='attempts', to='conversions.conversionsession')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("number", models.PositiveIntegerField()),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("streams", models.JSONField(default=list)),
+                ("metadata", models.JSONField(default=dict)),
+                ("output_path", models.CharField(blank=True, max_length=1024)),
+                ("size_bytes", models.BigIntegerField(blank=True, null=True)),
+                ("progress", models.FloatField(default=0.0)),
+                ("task_id", models.CharField(blank=True, max_length=64)),
+                ("deliveries", models.PositiveSmallIntegerField(default=0)),
+                ("worker", models.CharField(blank=True, max_length=200)),
+                ("queued_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("heartbeat_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("error_message", models.TextField(blank=True)),
+                ("error_detail", models.TextField(blank=True)),
+                (
+                    "validation",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("running", "Running"),
+                            ("passed", "Passed"),
+                            ("passed_with_issues", "Passed With Issues"),
+                            ("failed", "Failed"),
+                        ],
+                        default="pending",
+                        max_length=32,
+                    ),
+                ),
+                ("validation_started_at", models.DateTimeField(blank=True, null=True)),
+                ("validated_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="attempts",
+                        to="conversions.conversionsession",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['session', 'number'],
+                "ordering": ["session", "number"],
             },
         ),
         migrations.CreateModel(
-            name='ChatMessage',
+            name="ChatMessage",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('role', models.CharField(choices=[('user', 'User'), ('assistant', 'Assistant')], max_length=16)),
-                ('text', models.TextField()),
-                ('card', models.CharField(blank=True, max_length=32)),
-                ('data', models.JSONField(blank=True, default=dict)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='messages', to='conversions.conversionsession')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("role", models.CharField(choices=[("user", "User"), ("assistant", "Assistant")], max_length=16)),
+                ("text", models.TextField()),
+                ("card", models.CharField(blank=True, max_length=32)),
+                ("data", models.JSONField(blank=True, default=dict)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="messages",
+                        to="conversions.conversionsession",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created', 'id'],
+                "ordering": ["created", "id"],
             },
         ),
         migrations.CreateModel(
-            name='AuditEvent',
+            name="AuditEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(max_length=64)),
-                ('detail', models.JSONField(blank=True, default=dict)),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('actor', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
-                ('session', models.ForeignKey(null=True, on_delete=django.db.models.deletion.CASCADE, related_name='audit_events', to='conversions.conversionsession')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("kind", models.CharField(max_length=64)),
+                ("detail", models.JSONField(blank=True, default=dict)),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "actor",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "session",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="audit_events",
+                        to="conversions.conversionsession",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created', 'id'],
+                "ordering": ["created", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Membership',
+            name="Membership",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('role', models.CharField(choices=[('member', 'Member'), ('manager', 'Manager')], default='member', max_length=16)),
-                ('lab', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to='conversions.lab')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memberships', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[("member", "Member"), ("manager", "Manager")], default="member", max_length=16
+                    ),
+                ),
+                (
+                    "lab",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="memberships", to="conversions.lab"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="memberships",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='MetadataField',
+            name="MetadataField",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=64)),
-                ('value', models.JSONField()),
-                ('source', models.CharField(choices=[('user', 'user'), ('file', 'file'), ('lab_default', 'lab default'), ('llm', 'llm'), ('auto_fix', 'auto fix')], max_length=16)),
-                ('updated', models.DateTimeField(auto_now=True)),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='metadata_fields', to='conversions.conversionsession')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=64)),
+                ("value", models.JSONField()),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[
+                            ("user", "user"),
+                            ("file", "file"),
+                            ("lab_default", "lab default"),
+                            ("llm", "llm"),
+                            ("auto_fix", "auto fix"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("updated", models.DateTimeField(auto_now=True)),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="metadata_fields",
+                        to="conversions.conversionsession",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='SourceFile',
+            name="SourceFile",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('relative_path', models.CharField(max_length=1024)),
-                ('size_bytes', models.BigIntegerField()),
-                ('uploaded', models.DateTimeField(auto_now=True)),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='files', to='conversions.conversionsession')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("relative_path", models.CharField(max_length=1024)),
+                ("size_bytes", models.BigIntegerField()),
+                ("uploaded", models.DateTimeField(auto_now=True)),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="files",
+                        to="conversions.conversionsession",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['relative_path'],
+                "ordering": ["relative_path"],
             },
         ),
         migrations.CreateModel(
-            name='ValidationIssue',
+            name="ValidationIssue",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('check_name', models.CharField(max_length=200)),
-                ('importance', models.CharField(max_length=64)),
-                ('message', models.TextField()),
-                ('location', models.CharField(blank=True, max_length=1024)),
-                ('object_type', models.CharField(blank=True, max_length=200)),
-                ('object_name', models.CharField(blank=True, max_length=200)),
-                ('explanation', models.TextField(blank=True)),
-                ('attempt', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='issues', to='conversions.conversionattempt')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("check_name", models.CharField(max_length=200)),
+                ("importance", models.CharField(max_length=64)),
+                ("message", models.TextField()),
+                ("location", models.CharField(blank=True, max_length=1024)),
+                ("object_type", models.CharField(blank=True, max_length=200)),
+                ("object_name", models.CharField(blank=True, max_length=200)),
+                ("explanation", models.TextField(blank=True)),
+                (
+                    "attempt",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="issues",
+                        to="conversions.conversionattempt",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['attempt', 'id'],
+                "ordering": ["attempt", "id"],
             },
         ),
         migrations.AddConstraint(
-            model_name='conversionattempt',
-            constraint=models.UniqueConstraint(fields=('session', 'number'), name='one_attempt_per_number'),
+            model_name="conversionattempt",
+            constraint=models.UniqueConstraint(fields=("session", "number"), name="one_attempt_per_number"),
         ),
         migrations.AddConstraint(
-            model_name='conversionattempt',
-            constraint=models.CheckConstraint(condition=models.Q(('state__in', ['queued', 'running', 'succeeded', 'failed', 'cancelled'])), name='attempt_state_valid'),
+            model_name="conversionattempt",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("state__in", ["queued", "running", "succeeded", "failed", "cancelled"])),
+                name="attempt_state_valid",
+            ),
         ),
         migrations.AddIndex(
-            model_name='conversionsession',
-            index=models.Index(fields=['owner', '-updated'], name='conversions_owner_i_eb559e_idx'),
+            model_name="conversionsession",
+            index=models.Index(fields=["owner", "-updated"], name="conversions_owner_i_eb559e_idx"),
         ),
         migrations.AddIndex(
-            model_name='conversionsession',
-            index=models.Index(fields=['lab', '-updated'], name='conversions_lab_id_61cac3_idx'),
+            model_name="conversionsession",
+            index=models.Index(fields=["lab", "-updated"], name="conversions_lab_id_61cac3_idx"),
         ),
         migrations.AddConstraint(
-            model_name='conversionsession',
-            constraint=models.CheckConstraint(condition=models.Q(('status__in', ['idle', 'detecting_format', 'awaiting_user_input', 'awaiting_approval', 'converting', 'validating', 'completed', 'completed_with_issues', 'failed', 'cancelled'])), name='session_status_valid'),
+            model_name="conversionsession",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    (
+                        "status__in",
+                        [
+                            "idle",
+                            "detecting_format",
+                            "awaiting_user_input",
+                            "awaiting_approval",
+                            "converting",
+                            "validating",
+                            "completed",
+                            "completed_with_issues",
+                            "failed",
+                            "cancelled",
+                        ],
+                    )
+                ),
+                name="session_status_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='conversionsession',
-            constraint=models.CheckConstraint(condition=models.Q(('awaiting__isnull', True), ('awaiting__in', ['format_selection', 'required_metadata', 'approval', 'correction', 'no_progress_decision']), _connector='OR'), name='session_awaiting_valid'),
+            model_name="conversionsession",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("awaiting__isnull", True),
+                    (
+                        "awaiting__in",
+                        ["format_selection", "required_metadata", "approval", "correction", "no_progress_decision"],
+                    ),
+                    _connector="OR",
+                ),
+                name="session_awaiting_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='membership',
-            constraint=models.UniqueConstraint(fields=('user', 'lab'), name='one_membership_per_lab'),
+            model_name="membership",
+            constraint=models.UniqueConstraint(fields=("user", "lab"), name="one_membership_per_lab"),
         ),
         migrations.AddConstraint(
-            model_name='membership',
-            constraint=models.CheckConstraint(condition=models.Q(('role__in', ['member', 'manager'])), name='membership_role_valid'),
+            model_name="membership",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("role__in", ["member", "manager"])), name="membership_role_valid"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='metadatafield',
-            constraint=models.UniqueConstraint(fields=('session', 'name'), name='one_value_per_field'),
+            model_name="metadatafield",
+            constraint=models.UniqueConstraint(fields=("session", "name"), name="one_value_per_field"),
         ),
         migrations.AddConstraint(
-            model_name='metadatafield',
-            constraint=models.CheckConstraint(condition=models.Q(('source__in', ['user', 'file', 'lab_default', 'llm', 'auto_fix'])), name='metadata_source_valid'),
+            model_name="metadatafield",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("source__in", ["user", "file", "lab_default", "llm", "auto_fix"])),
+                name="metadata_source_valid",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='sourcefile',
-            constraint=models.UniqueConstraint(fields=('session', 'relative_path'), name='one_file_per_path'),
+            model_name="sourcefile",
+            constraint=models.UniqueConstraint(fields=("session", "relative_path"), name="one_file_per_path"),
         ),
     ]

@@ -5,39 +5,64 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('conversions', '0001_initial'),
+        ("conversions", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='conversionattempt',
-            name='fixes',
+            model_name="conversionattempt",
+            name="fixes",
             field=models.JSONField(blank=True, default=list),
         ),
         migrations.CreateModel(
-            name='Preview',
+            name="Preview",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('state', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='queued', max_length=16)),
-                ('streams', models.JSONField(default=list)),
-                ('metadata', models.JSONField(default=dict)),
-                ('output_path', models.CharField(blank=True, max_length=1024)),
-                ('size_bytes', models.BigIntegerField(blank=True, null=True)),
-                ('summary', models.JSONField(blank=True, default=dict)),
-                ('deliveries', models.PositiveSmallIntegerField(default=0)),
-                ('queued_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('error_message', models.TextField(blank=True)),
-                ('error_detail', models.TextField(blank=True)),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='previews', to='conversions.conversionsession')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("number", models.PositiveIntegerField()),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="queued",
+                        max_length=16,
+                    ),
+                ),
+                ("streams", models.JSONField(default=list)),
+                ("metadata", models.JSONField(default=dict)),
+                ("output_path", models.CharField(blank=True, max_length=1024)),
+                ("size_bytes", models.BigIntegerField(blank=True, null=True)),
+                ("summary", models.JSONField(blank=True, default=dict)),
+                ("deliveries", models.PositiveSmallIntegerField(default=0)),
+                ("queued_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("error_message", models.TextField(blank=True)),
+                ("error_detail", models.TextField(blank=True)),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="previews",
+                        to="conversions.conversionsession",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['session', 'number'],
-                'constraints': [models.UniqueConstraint(fields=('session', 'number'), name='one_preview_per_number'), models.CheckConstraint(condition=models.Q(('state__in', ['queued', 'running', 'succeeded', 'failed', 'cancelled'])), name='preview_state_valid')],
+                "ordering": ["session", "number"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("session", "number"), name="one_preview_per_number"),
+                    models.CheckConstraint(
+                        condition=models.Q(("state__in", ["queued", "running", "succeeded", "failed", "cancelled"])),
+                        name="preview_state_valid",
+                    ),
+                ],
             },
         ),
     ]

@@ -5,36 +5,75 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('conversions', '0002_previews_and_fixes'),
+        ("conversions", "0002_previews_and_fixes"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='lab',
-            name='llm_consent',
-            field=models.BooleanField(default=False, help_text="The lab agrees that chat messages the portal's rules cannot read, with the recent conversation, are sent to the language model (Anthropic) to be understood. Only used when the portal has an API key (ANTHROPIC_API_KEY). Off: nothing leaves the portal.", verbose_name='LLM consent'),
+            model_name="lab",
+            name="llm_consent",
+            field=models.BooleanField(
+                default=False,
+                help_text="The lab agrees that chat messages the portal's rules cannot read, with the recent conversation, are sent to the language model (Anthropic) to be understood. Only used when the portal has an API key (ANTHROPIC_API_KEY). Off: nothing leaves the portal.",
+                verbose_name="LLM consent",
+            ),
         ),
         migrations.CreateModel(
-            name='LlmCall',
+            name="LlmCall",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created', models.DateTimeField(auto_now_add=True)),
-                ('purpose', models.CharField(choices=[('understand', 'Understand')], default='understand', max_length=32)),
-                ('model', models.CharField(max_length=100)),
-                ('outcome', models.CharField(choices=[('pending', 'Pending'), ('ok', 'Ok'), ('timeout', 'Timeout'), ('error', 'Error'), ('malformed', 'Malformed'), ('refused_by_budget', 'Refused By Budget')], default='pending', max_length=32)),
-                ('input_tokens', models.PositiveIntegerField(blank=True, null=True)),
-                ('output_tokens', models.PositiveIntegerField(blank=True, null=True)),
-                ('latency_ms', models.PositiveIntegerField(blank=True, null=True)),
-                ('fields', models.JSONField(blank=True, default=list)),
-                ('detail', models.CharField(blank=True, help_text='What went wrong, or which values were ignored.', max_length=500)),
-                ('session', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='llm_calls', to='conversions.conversionsession')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created", models.DateTimeField(auto_now_add=True)),
+                (
+                    "purpose",
+                    models.CharField(choices=[("understand", "Understand")], default="understand", max_length=32),
+                ),
+                ("model", models.CharField(max_length=100)),
+                (
+                    "outcome",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("ok", "Ok"),
+                            ("timeout", "Timeout"),
+                            ("error", "Error"),
+                            ("malformed", "Malformed"),
+                            ("refused_by_budget", "Refused By Budget"),
+                        ],
+                        default="pending",
+                        max_length=32,
+                    ),
+                ),
+                ("input_tokens", models.PositiveIntegerField(blank=True, null=True)),
+                ("output_tokens", models.PositiveIntegerField(blank=True, null=True)),
+                ("latency_ms", models.PositiveIntegerField(blank=True, null=True)),
+                ("fields", models.JSONField(blank=True, default=list)),
+                (
+                    "detail",
+                    models.CharField(
+                        blank=True, help_text="What went wrong, or which values were ignored.", max_length=500
+                    ),
+                ),
+                (
+                    "session",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="llm_calls",
+                        to="conversions.conversionsession",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'LLM call',
-                'ordering': ['created', 'id'],
-                'constraints': [models.CheckConstraint(condition=models.Q(('outcome__in', ['pending', 'ok', 'timeout', 'error', 'malformed', 'refused_by_budget'])), name='llm_call_outcome_valid')],
+                "verbose_name": "LLM call",
+                "ordering": ["created", "id"],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("outcome__in", ["pending", "ok", "timeout", "error", "malformed", "refused_by_budget"])
+                        ),
+                        name="llm_call_outcome_valid",
+                    )
+                ],
             },
         ),
     ]

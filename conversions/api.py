@@ -386,3 +386,11 @@ def download_preview(request: HttpRequest, session_id: uuid.UUID, number: int) -
         raise NotFound("There is no such preview: ask for one with “preview”, then download it once it is ready.")
     path = Path(preview.output_path)
     return FileResponse(path.open("rb"), as_attachment=True, filename=path.name, content_type="application/x-hdf5")
+
+
+# --- the other parts of the API, each in its own module ----------------------------------------------
+# Imported last: they use the schemas and serialisation above.
+from conversions import api_lab, api_reports, api_review, api_uploads, api_web  # noqa: E402
+
+for _part in (api_uploads, api_web, api_reports, api_lab, api_review):
+    api.add_router("", _part.router)

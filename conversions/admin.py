@@ -3,6 +3,8 @@ import json
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
+from django.utils.html import format_html
 
 from conversions.models import (
     ApiToken,
@@ -16,6 +18,7 @@ from conversions.models import (
     MetadataField,
     Preview,
     SourceFile,
+    Subject,
     ValidationIssue,
 )
 from conversions.review import debug_bundle
@@ -26,12 +29,30 @@ class MembershipInline(admin.TabularInline):
     extra = 0
 
 
+class SubjectInline(admin.TabularInline):
+    model = Subject
+    extra = 0
+    fields = ("subject_id", "species", "sex", "date_of_birth", "strain", "description")
+
+
 @admin.register(Lab)
 class LabAdmin(admin.ModelAdmin):
-    list_display = ("name", "timezone", "institution", "llm_consent", "created")
+    list_display = ("name", "timezone", "institution", "lab_name", "llm_consent", "created")
     list_filter = ("llm_consent",)
-    search_fields = ("name",)
-    inlines = [MembershipInline]
+    search_fields = ("name", "institution", "lab_name")
+    fieldsets = (
+        (None, {"fields": ("name", "timezone", "llm_consent")}),
+        ("Defaults for new sessions", {"fields": ("institution", "lab_name", "keywords", "experimenters")}),
+        ("Server storage (portal admins only)", {"fields": ("data_root",)}),
+    )
+    inlines = [MembershipInline, SubjectInline]
+
+
+@admin.register(Subject)
+class SubjectAdmin(admin.ModelAdmin):
+    list_display = ("subject_id", "lab", "species", "sex", "date_of_birth", "strain", "updated")
+    list_filter = ("lab", "sex")
+    search_fields = ("subject_id", "species", "strain")
 
 
 @admin.register(Membership)
@@ -81,11 +102,16 @@ class ChatMessageInline(admin.TabularInline):
 
 @admin.register(ConversionSession)
 class ConversionSessionAdmin(admin.ModelAdmin):
-    list_display = ("id", "owner", "lab", "status", "awaiting", "format", "needs_review", "updated")
+    list_display = ("id", "owner", "lab", "status", "awaiting", "format", "needs_review", "updated", "review_link")
     list_filter = ("needs_review", "status", "lab")
     search_fields = ("id", "title", "owner__username")
-    readonly_fields = ("created", "updated")
+    readonly_fields = ("created", "updated", "review_link")
     actions = ["download_debug_bundle"]
+
+    @admin.display(description="review")
+    def review_link(self, obj: ConversionSession) -> str:
+        """The staff review page (conversions.review_views): transcript, attempts and actions."""
+        return format_html('<a href="{}">Review page</a>', reverse("review_session", args=[obj.id]))
 
     @admin.action(description="Download the debug bundle (JSON) of the selected sessions")
     def download_debug_bundle(self, request: HttpRequest, queryset: QuerySet[ConversionSession]) -> HttpResponse:

@@ -41,7 +41,7 @@ class Lab(models.Model):
     experimenters = models.JSONField(
         default=list,
         blank=True,
-        help_text="The lab's experimenters (\"Last, First\"), offered when a session asks who recorded it.",
+        help_text='The lab\'s experimenters ("Last, First"), offered when a session asks who recorded it.',
     )
     data_root = models.CharField(
         max_length=1024,

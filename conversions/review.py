@@ -1,8 +1,13 @@
-"""What an admin needs to understand a session that got stuck, in one JSON document.
+"""What staff do with a conversion that needs a human, and what they need to understand it.
 
-Seed 000's escape hatch "request help" hands the session to an expert with debug information; this
-is that information: the conversation, every attempt with its metadata, errors (tracebacks
-included) and issues, the detection, the files, the audit trail and the versions of the tools.
+The staff actions (a note the user sees, handing the session to another member of its lab, resolving
+the review) each lock the session, are audited with the staff member as actor, and tell the pages
+watching the session once committed. Retry, accept as is and cancel go through the orchestrator
+(services.perform_action), like the user's own buttons.
+
+The debug bundle is everything an expert needs in one JSON document: the conversation, every attempt
+with its metadata, errors (tracebacks included) and issues, the detection, the files, the audit trail
+and the versions of the tools.
 """
 
 from __future__ import annotations
@@ -10,9 +15,125 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.utils import timezone
 
-from conversions.models import ConversionSession
+from conversions import notify, services
+from conversions.errors import BadRequest
+from conversions.models import AuditEvent, ChatMessage, ConversionSession, Membership
+from conversions.review_queue import RESOLVED, reasons_of, review_queue
+
+MAX_NOTE_CHARS = 5000
+# The orchestrator's actions staff may take on a user's behalf.
+STAFF_ACTIONS = ("retry", "accept_as_is", "cancel")
+
+
+def _require_staff(user: AbstractBaseUser) -> None:
+    if not (user.is_authenticated and user.is_active and user.is_staff):
+        raise PermissionDenied("Only portal staff review conversions.")
+
+
+def _note_text(text: str, *, required: bool) -> str:
+    text = (text or "").strip()
+    if required and not text:
+        raise BadRequest("Write the note first: it cannot be empty.")
+    if len(text) > MAX_NOTE_CHARS:
+        raise BadRequest(f"That note is too long ({len(text)} characters; at most {MAX_NOTE_CHARS}).")
+    return text
+
+
+def _tell_pages(session: ConversionSession, messages: list[ChatMessage]) -> None:
+    """Once committed, push the new messages and the session's state to the pages watching it."""
+    events: list[dict[str, Any]] = [{"type": "message", "message": services.message_payload(m)} for m in messages]
+    events.append({"type": "status", "status": session.status, "awaiting": session.awaiting, "format": session.format})
+    session_id = session.id
+    transaction.on_commit(lambda: notify.publish_all(session_id, events))
+
+
+def staff_action(*, session: ConversionSession, user: AbstractBaseUser, action: str) -> services.Turn:
+    """Retry, accept as is or cancel for the user, through the orchestrator; a refusal raises
+    Conflict with the orchestrator's reason."""
+    _require_staff(user)
+    if action not in STAFF_ACTIONS:
+        raise BadRequest(f"“{action}” is not something staff can do here ({', '.join(STAFF_ACTIONS)}).")
+    return services.perform_action(session=session, user=user, action=action)
+
+
+def post_note(*, session: ConversionSession, user: AbstractBaseUser, text: str) -> ChatMessage:
+    """A note from the reviewer, shown in the user's conversation."""
+    _require_staff(user)
+    text = _note_text(text, required=True)
+    with transaction.atomic():
+        locked = ConversionSession.objects.select_for_update().get(id=session.id)
+        message = ChatMessage.objects.create(session=locked, role=ChatMessage.Role.REVIEWER, text=text)
+        locked.save(update_fields=["updated"])
+        AuditEvent.objects.create(session=locked, actor=user, kind="reviewer_note", detail={"message": message.id})
+        _tell_pages(locked, [message])
+    return message
+
+
+def reassign(*, session: ConversionSession, user: AbstractBaseUser, new_owner_id: int | str, note: str = "") -> None:
+    """Hand the session to another member of its lab (e.g. the owner left): only a member of the
+    session's own lab can own it."""
+    _require_staff(user)
+    note = _note_text(note, required=False)
+    try:
+        new_owner = get_user_model().objects.get(pk=int(new_owner_id), is_active=True)
+    except (ValueError, TypeError, get_user_model().DoesNotExist):
+        raise BadRequest("Choose the new owner among the lab's members.") from None
+    with transaction.atomic():
+        locked = ConversionSession.objects.select_for_update().select_related("owner", "lab").get(id=session.id)
+        if not Membership.objects.filter(user=new_owner, lab=locked.lab).exists():
+            raise BadRequest(
+                f"{new_owner.get_username()} is not a member of {locked.lab.name}; a conversion can only be "
+                "handed to a member of its own lab."
+            )
+        previous = locked.owner
+        if previous.pk == new_owner.pk:
+            raise BadRequest(f"{new_owner.get_username()} already owns this conversion.")
+        locked.owner = new_owner
+        locked.save(update_fields=["owner", "updated"])
+        text = (
+            f"The portal's admins handed this conversion from {previous.get_username()} to {new_owner.get_username()}."
+        )
+        message = ChatMessage.objects.create(
+            session=locked, role=ChatMessage.Role.REVIEWER, text=f"{text} {note}" if note else text
+        )
+        AuditEvent.objects.create(
+            session=locked,
+            actor=user,
+            kind="reassigned",
+            detail={"from": previous.get_username(), "to": new_owner.get_username()},
+        )
+        _tell_pages(locked, [message])
+        owner = new_owner.get_username()
+        transaction.on_commit(lambda: notify.publish(locked.id, {"type": "session", "owner": owner}))
+
+
+def resolve(*, session: ConversionSession, user: AbstractBaseUser, note: str, tell_user: bool = False) -> None:
+    """Take the session out of the review queue: its flag is cleared, and reasons computed from its
+    jobs that arose before now are dismissed (conversions.review_queue). The note says what was done;
+    it is kept in the audit trail and, with `tell_user`, shown in the conversation."""
+    _require_staff(user)
+    note = _note_text(note, required=True)
+    with transaction.atomic():
+        locked = ConversionSession.objects.select_for_update().get(id=session.id)
+        queued = review_queue().filter(id=locked.id).first()
+        reasons = [r.code.value for r in reasons_of(queued)] if queued else []
+        locked.needs_review = False
+        locked.review_reason = ""
+        locked.review_since = None
+        locked.review_notified_at = None
+        locked.save(update_fields=["needs_review", "review_reason", "review_since", "review_notified_at", "updated"])
+        AuditEvent.objects.create(session=locked, actor=user, kind=RESOLVED, detail={"note": note, "reasons": reasons})
+        messages = (
+            [ChatMessage.objects.create(session=locked, role=ChatMessage.Role.REVIEWER, text=note)] if tell_user else []
+        )
+        _tell_pages(locked, messages)
+
 
 _TOOLS = ("neuroconv", "pynwb", "hdmf", "nwbinspector", "dandi", "spikeinterface", "neo", "Django", "celery")
 

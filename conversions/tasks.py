@@ -73,3 +73,11 @@ def _on_worker_ready(**_: object) -> None:
         # A worker that starts after a crash picks up what the crashed one left (heartbeat-based,
         # so jobs still running on other workers are left alone).
         recover_stalled_jobs.delay()
+
+
+@shared_task(acks_late=True, soft_time_limit=60, time_limit=90)
+def sweep_review_queue() -> int:
+    """Email staff about conversions that entered the review queue; forget those that left it."""
+    from conversions import review_queue
+
+    return review_queue.sweep()

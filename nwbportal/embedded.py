@@ -89,8 +89,8 @@ def start_embedded_worker(*, concurrency: int) -> None:
 
 def start_housekeeping(*, interval_s: float) -> None:
     """What `celery beat` does in production, for the embedded mode: every `interval_s`, the tasks
-    of the beat schedule that concern one process (closing sessions left waiting too long) are
-    queued on the embedded worker."""
+    of the beat schedule that concern one process (closing sessions left waiting too long, telling
+    staff about sessions that need a human) are queued on the embedded worker."""
 
     def loop() -> None:
         from conversions import tasks
@@ -98,6 +98,7 @@ def start_housekeeping(*, interval_s: float) -> None:
         while True:
             try:
                 tasks.close_idle_sessions.delay()
+                tasks.sweep_review_queue.delay()
             except Exception:  # never let housekeeping take the server down
                 logger.exception("housekeeping failed")
             stop.wait(interval_s)

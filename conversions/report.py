@@ -1,0 +1,285 @@
+"""The validation report of a session: what was converted, with which metadata from where, every
+attempt, what the inspector found in the latest validated file and the conversation that led there.
+
+One dictionary, served as JSON and rendered as a printable page (templates/conversions/report.html).
+Read-only: it changes nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Prefetch
+from django.urls import reverse
+from django.utils import timezone
+
+from conversions.models import AuditEvent, ChatMessage, ConversionAttempt, ConversionSession, ValidationIssue
+from conversions.nwb.fields import FIELDS, FILE_FACTS
+from conversions.nwb.validation import InspectionIssue, action_for, fields_for
+
+# nwbinspector's importance levels, most serious first (its Importance enum, ERROR highest; schema
+# violations are reported as ERROR by conversions.nwb.validation). Anything else comes after them.
+IMPORTANCE_ORDER = ("ERROR", "CRITICAL", "BEST_PRACTICE_VIOLATION", "BEST_PRACTICE_SUGGESTION")
+IMPORTANCE_WORDS = {
+    "ERROR": "Errors: the file could not be checked, or breaks the NWB format",
+    "CRITICAL": "Critical: DANDI would refuse the file",
+    "BEST_PRACTICE_VIOLATION": "Best practice violations",
+    "BEST_PRACTICE_SUGGESTION": "Best practice suggestions",
+}
+SOURCE_WORDS = {
+    "file": "from file",
+    "user": "you",
+    "lab_default": "lab default",
+    "llm": "LLM",
+    "auto_fix": "auto-fix",
+}
+VALIDATED = (
+    ConversionAttempt.Validation.PASSED,
+    ConversionAttempt.Validation.PASSED_WITH_ISSUES,
+    ConversionAttempt.Validation.FAILED,
+)
+_OUTCOME_WORDS = {
+    "passed": "Passed: no issues",
+    "passed_with_issues": "Passed with issues DANDI accepts",
+    "failed": "Failed: DANDI would refuse the file",
+}
+
+
+def field_anchor(name: str) -> str:
+    """The fragment that points at a metadata field on the session page and in the report."""
+    return f"field-{name}"
+
+
+def field_label(name: str) -> str:
+    if name in FIELDS:
+        return FIELDS[name].label
+    return FILE_FACTS.get(name, name.replace("_", " "))
+
+
+def value_in_words(value: Any) -> str:
+    """A metadata value as the pages show it: lists joined, nothing left as Python syntax."""
+    if isinstance(value, list | tuple):
+        return "; ".join(str(item) for item in value)
+    if value is None:
+        return ""
+    return str(value)
+
+
+def build_report(session: ConversionSession) -> dict[str, Any]:
+    """The report of `session` (see the module docstring); times are aware datetimes, ids UUIDs."""
+    attempts = list(
+        session.attempts.prefetch_related(Prefetch("issues", queryset=ValidationIssue.objects.order_by("id")))
+    )
+    validated = [attempt for attempt in attempts if attempt.validation in VALIDATED]
+    validation = _validation(validated[-1] if validated else None)
+    return {
+        "generated_at": timezone.now(),
+        "session": _session(session),
+        "recording": _recording(session),
+        "metadata": _metadata(session, validation),
+        "attempts": [_attempt(session, attempt) for attempt in attempts],
+        "validation": validation,
+        "transcript": _transcript(session),
+        "links": {
+            "json": reverse("api:session_report_json", kwargs={"session_id": session.id}),
+            "html": reverse("api:session_report_html", kwargs={"session_id": session.id}),
+        },
+    }
+
+
+def _metadata(session: ConversionSession, validation: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every field with its value and where it came from; a field an issue asks for that has no
+    value yet is listed as not set (source None), so the issue's link has somewhere to point."""
+    rows = [
+        {
+            "name": row.name,
+            "label": field_label(row.name),
+            "value": row.value,
+            "display": value_in_words(row.value),
+            "source": row.source,
+            "source_label": SOURCE_WORDS.get(row.source, row.source),
+            "anchor": field_anchor(row.name),
+        }
+        for row in session.metadata_fields.all()
+    ]
+    present = {row["name"] for row in rows}
+    wanted = [field["name"] for group in validation["groups"] for issue in group["issues"] for field in issue["fields"]]
+    for name in dict.fromkeys(wanted):
+        if name not in present:
+            rows.append(
+                {
+                    "name": name,
+                    "label": field_label(name),
+                    "value": None,
+                    "display": "not set",
+                    "source": None,
+                    "source_label": "missing",
+                    "anchor": field_anchor(name),
+                }
+            )
+    return rows
+
+
+def _session(session: ConversionSession) -> dict[str, Any]:
+    return {
+        "id": session.id,
+        "title": str(session),
+        "status": session.status,
+        "status_label": session.get_status_display(),
+        "owner": session.owner.get_username(),
+        "lab": session.lab.name,
+        "timezone": session.timezone,
+        "created": session.created,
+        "updated": session.updated,
+        "needs_review": session.needs_review,
+        "review_reason": session.review_reason,
+    }
+
+
+def _recording(session: ConversionSession) -> dict[str, Any]:
+    detection = session.detection or {}
+    selected = set(session.memory.selected_streams or detection.get("default_streams", ()))
+    return {
+        "format": session.format,
+        "format_label": detection.get("format_label", session.format),
+        "files": [{"path": f.relative_path, "size_bytes": f.size_bytes} for f in session.files.all()],
+        "streams": [
+            {
+                "id": stream["id"],
+                "label": stream["label"],
+                "channel_count": stream.get("channel_count"),
+                "sampling_rate_hz": stream.get("sampling_rate_hz"),
+                "duration_s": stream.get("duration_s"),
+                "size_bytes": stream.get("size_bytes"),
+                "selected": stream["id"] in selected,
+            }
+            for stream in detection.get("streams", ())
+        ],
+        "notes": list(detection.get("notes", ())),
+    }
+
+
+def _attempt(session: ConversionSession, attempt: ConversionAttempt) -> dict[str, Any]:
+    succeeded = attempt.state == ConversionAttempt.State.SUCCEEDED
+    return {
+        "number": attempt.number,
+        "state": attempt.state,
+        "streams": attempt.streams,
+        "queued_at": attempt.queued_at,
+        "started_at": attempt.started_at,
+        "finished_at": attempt.finished_at,
+        "duration_s": attempt.duration_s,
+        "size_bytes": attempt.size_bytes,
+        "error": attempt.error_message,
+        "validation": attempt.validation,
+        "validated_at": attempt.validated_at,
+        "fixes": attempt.fixes,
+        "issue_count": len(attempt.issues.all()),
+        "output_url": (
+            reverse("api:session_output", kwargs={"session_id": session.id}) + f"?attempt={attempt.number}"
+            if succeeded
+            else None
+        ),
+    }
+
+
+def _validation(attempt: ConversionAttempt | None) -> dict[str, Any]:
+    """The latest validated attempt's issues, grouped by importance in nwbinspector's order."""
+    if attempt is None:
+        return {
+            "attempt": None,
+            "outcome": None,
+            "outcome_label": "Not validated yet",
+            "validated_at": None,
+            "counts": {},
+            "groups": [],
+        }
+    issues = list(attempt.issues.all())
+    present = {issue.importance for issue in issues}
+    order = [*IMPORTANCE_ORDER, *sorted(present - set(IMPORTANCE_ORDER))]
+    groups = [
+        {
+            "importance": importance,
+            "label": IMPORTANCE_WORDS.get(importance, importance.replace("_", " ").capitalize()),
+            "issues": [_issue(issue) for issue in issues if issue.importance == importance],
+        }
+        for importance in order
+        if importance in present
+    ]
+    return {
+        "attempt": attempt.number,
+        "outcome": attempt.validation,
+        "outcome_label": _OUTCOME_WORDS.get(attempt.validation, attempt.validation),
+        "validated_at": attempt.validated_at,
+        "counts": {group["importance"]: len(group["issues"]) for group in groups},
+        "groups": groups,
+    }
+
+
+def _issue(row: ValidationIssue) -> dict[str, Any]:
+    inspected = InspectionIssue(
+        check_name=row.check_name,
+        importance=row.importance,
+        message=row.message,
+        location=row.location,
+        object_type=row.object_type,
+        object_name=row.object_name,
+    )
+    return {
+        "check_name": row.check_name,
+        "message": row.message,
+        "location": row.location,
+        "object_type": row.object_type,
+        "object_name": row.object_name,
+        "explanation": row.explanation or row.message,
+        "action": action_for(inspected),
+        "fields": [
+            {"name": name, "label": field_label(name), "anchor": field_anchor(name)} for name in fields_for(inspected)
+        ],
+    }
+
+
+def _transcript(session: ConversionSession) -> list[dict[str, Any]]:
+    """Messages and audit events in the order they happened (messages first at equal times: the
+    event a message caused is recorded after it)."""
+    entries: list[tuple[datetime, int, int, dict[str, Any]]] = []
+    entries.extend((m.created, 0, m.id, _message(m)) for m in session.messages.all())
+    entries.extend((e.created, 1, e.id, _event(e)) for e in session.audit_events.select_related("actor"))
+    return [entry for *_, entry in sorted(entries, key=lambda item: item[:3])]
+
+
+def _message(message: ChatMessage) -> dict[str, Any]:
+    return {
+        "kind": "message",
+        "at": message.created,
+        "role": message.role,
+        "card": message.card or None,
+        "text": message.text,
+    }
+
+
+def _event(event: AuditEvent) -> dict[str, Any]:
+    return {
+        "kind": "event",
+        "at": event.created,
+        "event": event.kind,
+        "actor": event.actor.get_username() if event.actor is not None else None,
+        "detail": event.detail,
+        "summary": _event_words(event.kind, event.detail),
+    }
+
+
+def _event_words(kind: str, detail: dict[str, Any]) -> str:
+    """The event in one line for the printed page (the JSON keeps the detail as recorded)."""
+    words = kind.replace("_", " ")
+    shown = [f"{key.replace('_', ' ')}: {_short(value)}" for key, value in detail.items()]
+    return f"{words} ({'; '.join(shown)})" if shown else words
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        text = ", ".join(str(item) for item in value[:5])
+        return text + (f" and {len(value) - 5} more" if len(value) > 5 else "")
+    text = str(value)
+    return text if len(text) <= 120 else text[:119] + "…"

@@ -2,6 +2,30 @@
 
 from __future__ import annotations
 
-from ninja import Router
+import uuid
+from typing import Any
+
+from django.http import HttpRequest
+from ninja import Router, Schema
+
+from conversions import services
+from conversions.api import ErrorOut, TurnOut, _turn
 
 router = Router()
+
+
+class FieldIn(Schema):
+    # A string, or a list for the fields that hold several values (experimenter, keywords).
+    value: Any = None
+
+
+@router.post(
+    "/sessions/{session_id}/metadata/{name}",
+    response={200: TurnOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut},
+    url_name="session_metadata_field",
+)
+def edit_field(request: HttpRequest, session_id: uuid.UUID, name: str, payload: FieldIn) -> dict[str, Any]:
+    """Set one metadata value, as if the user had said so in the chat: the turn's replies say what
+    the portal made of it, and the session shows the value with the source "user"."""
+    session = services.get_session(request.user, session_id)
+    return _turn(services.edit_field(session=session, user=request.user, name=name, value=payload.value))

@@ -10,8 +10,10 @@ from __future__ import annotations
 import logging
 import time
 import traceback
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -20,7 +22,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from conversions import notify, services
-from conversions.models import ConversionAttempt, ConversionSession, Preview, ValidationIssue
+from conversions.models import ConversionAttempt, ConversionSession, LlmCall, Preview, ValidationIssue
 from conversions.nwb.errors import AmbiguousRecording, ConversionCancelled, ConversionFailed, RecordingProblem
 from conversions.orchestrator.state import (
     ConversionFailed as ConversionFailedEvent,
@@ -39,6 +41,9 @@ from conversions.orchestrator.state import (
     Status,
     ValidationCompleted,
 )
+
+if TYPE_CHECKING:
+    from conversions.nwb.validation import InspectionIssue
 
 logger = logging.getLogger(__name__)
 
@@ -354,6 +359,8 @@ def validate_attempt(attempt_id: int) -> None:
         )
         for i in issues
     )
+    # Before the issues are stored, and outside any lock: the call may take seconds.
+    summaries = _in_plain_words(attempt, issues, summaries)
     with transaction.atomic():
         ValidationIssue.objects.filter(attempt_id=attempt_id).delete()
         ValidationIssue.objects.bulk_create(
@@ -376,6 +383,59 @@ def validate_attempt(attempt_id: int) -> None:
     services.record_job_event(
         attempt.session_id,
         ValidationCompleted(attempt=attempt.number, outcome=outcome.value, issues=summaries),  # type: ignore[arg-type]
+    )
+
+
+def _in_plain_words(
+    attempt: ConversionAttempt, issues: Sequence[InspectionIssue], summaries: tuple[IssueSummary, ...]
+) -> tuple[IssueSummary, ...]:
+    """The issues' explanations as the language model phrases them, when the portal has an API key
+    and the session's lab consented; otherwise, and wherever the model's words fail the checks of
+    `phrasing.phrase`, the rule table's. Never raises: validation must not fail for the wording."""
+    from conversions.language import llm, phrasing
+
+    if not summaries or not settings.ANTHROPIC_API_KEY:
+        return summaries
+    call: LlmCall | None = None
+    try:
+        if not ConversionSession.objects.filter(id=attempt.session_id, lab__llm_consent=True).exists():
+            return summaries
+        call = services.claim_llm_call(attempt.session_id, LlmCall.Purpose.EXPLAIN)
+        if call is None:
+            return summaries
+        result = phrasing.phrase(
+            [
+                phrasing.IssueToPhrase(
+                    check_name=s.check_name,
+                    importance=s.importance,
+                    message=i.message,
+                    location=s.location,
+                    explanation=s.explanation,
+                    fields=s.fields,
+                )
+                for i, s in zip(issues, summaries, strict=True)
+            ],
+            client=llm.client_factory(settings.ANTHROPIC_API_KEY, settings.LLM_TIMEOUT_SECONDS),
+            model=call.model,
+            timeout_s=settings.LLM_TIMEOUT_SECONDS,
+        )
+        LlmCall.objects.filter(id=call.id).update(
+            outcome=result.outcome.value,
+            input_tokens=result.input_tokens,
+            output_tokens=result.output_tokens,
+            latency_ms=result.latency_ms,
+            detail=result.detail,
+        )
+    except Exception as exc:
+        logger.exception("phrasing the issues of attempt %s failed", attempt.id)
+        if call is not None:
+            LlmCall.objects.filter(id=call.id).update(
+                outcome=LlmCall.Outcome.ERROR, detail=f"{type(exc).__name__}: {exc}"[:500]
+            )
+        return summaries
+    return tuple(
+        summary.model_copy(update={"explanation": text})
+        for summary, text in zip(summaries, result.explanations, strict=True)
     )
 
 

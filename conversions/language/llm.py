@@ -21,6 +21,9 @@ What the model may do, and what it may not:
 - Any failure (timeout, HTTP error, an answer without the tool, a tool input that fails validation)
   gives an empty reading and an outcome other than "ok"; the caller then uses the rules' reading
   alone, with nothing shown to the user.
+
+The call itself (`call_tool`) is shared with conversions.language.phrasing, which has the model
+phrase the explanations of validation issues.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import anthropic
 import httpx2
@@ -42,6 +45,8 @@ from conversions.language.rules import Intent, ParsedMessage, parse_message
 from conversions.nwb.fields import FIELDS
 
 logger = logging.getLogger(__name__)
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
 
 TOOL_NAME = "record_reading"
 MAX_OUTPUT_TOKENS = 1024
@@ -250,11 +255,55 @@ def understand(
 ) -> LlmResult:
     """Ask the model to read `text`; never raises."""
     request = request_for(text, asking_for=asking_for, history=history, model=model, history_messages=history_messages)
+    answer = call_tool(client, request, timeout_s=timeout_s)
+    if answer.outcome != Outcome.OK:
+        return LlmResult(
+            answer.outcome, EMPTY, model, answer.latency_ms, answer.input_tokens, answer.output_tokens, answer.detail
+        )
+    try:
+        parsed, dropped = checked(validated(Reading, answer.input), text)
+    except Malformed as exc:
+        logger.warning("language model call malformed: %s", exc)
+        return LlmResult(
+            Outcome.MALFORMED,
+            EMPTY,
+            model,
+            answer.latency_ms,
+            answer.input_tokens,
+            answer.output_tokens,
+            str(exc)[:500],
+        )
+    detail = "ignored values not in the message: " + ", ".join(dropped) if dropped else ""
+    return LlmResult(Outcome.OK, parsed, model, answer.latency_ms, answer.input_tokens, answer.output_tokens, detail)
+
+
+@dataclass(frozen=True)
+class ToolAnswer:
+    """What one call of the Messages API that must answer with one tool gave."""
+
+    outcome: Outcome
+    # The tool's input as the model wrote it (not validated yet); None unless the outcome is "ok".
+    input: Any
+    latency_ms: int
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    detail: str = ""
+
+
+class Malformed(Exception):
+    """The model answered, but not with a usable tool call."""
+
+
+def call_tool(client: anthropic.Anthropic, request: dict[str, Any], *, timeout_s: float) -> ToolAnswer:
+    """Send `request` (whose `tool_choice` names the one tool to call) and return the tool's input;
+    never raises: a timeout, an HTTP error or an answer without the tool is an outcome."""
+    tool = request["tool_choice"]["name"]
     started = time.monotonic()
 
-    def failed(outcome: Outcome, detail: str) -> LlmResult:
+    def failed(outcome: Outcome, detail: str, usage: Any = None) -> ToolAnswer:
         logger.warning("language model call %s: %s", outcome.value, detail)
-        return LlmResult(outcome, EMPTY, model, _elapsed_ms(started), detail=detail[:500])
+        tokens = (getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None))
+        return ToolAnswer(outcome, None, _elapsed_ms(started), *tokens, detail=detail[:500])
 
     try:
         message = client.messages.create(**request, timeout=timeout_s)
@@ -267,35 +316,29 @@ def understand(
     except Exception as exc:  # any other failure must fall back to the rules, not reach the user
         return failed(Outcome.ERROR, f"{type(exc).__name__}: {exc}")
 
-    latency_ms = _elapsed_ms(started)
     usage = getattr(message, "usage", None)
-    input_tokens, output_tokens = getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None)
-    try:
-        parsed, dropped = _reading_of(message, text)
-    except _Malformed as exc:
-        logger.warning("language model call malformed: %s", exc)
-        return LlmResult(Outcome.MALFORMED, EMPTY, model, latency_ms, input_tokens, output_tokens, str(exc)[:500])
-    detail = "ignored values not in the message: " + ", ".join(dropped) if dropped else ""
-    return LlmResult(Outcome.OK, parsed, model, latency_ms, input_tokens, output_tokens, detail)
-
-
-class _Malformed(Exception):
-    """The model answered, but not with a usable tool call."""
-
-
-def _reading_of(message: Any, text: str) -> tuple[ParsedMessage, list[str]]:
-    calls = [block for block in message.content if block.type == "tool_use" and block.name == TOOL_NAME]
+    calls = [block for block in message.content if block.type == "tool_use" and block.name == tool]
     if not calls:
-        raise _Malformed(f"answered without calling {TOOL_NAME} (stop reason {message.stop_reason})")
+        return failed(Outcome.MALFORMED, f"answered without calling {tool} (stop reason {message.stop_reason})", usage)
     if message.stop_reason == "max_tokens":
-        raise _Malformed("the tool input was cut off at the output token limit")
+        return failed(Outcome.MALFORMED, "the tool input was cut off at the output token limit", usage)
+    return ToolAnswer(
+        Outcome.OK,
+        calls[0].input,
+        _elapsed_ms(started),
+        getattr(usage, "input_tokens", None),
+        getattr(usage, "output_tokens", None),
+    )
+
+
+def validated(schema: type[ModelT], tool_input: Any) -> ModelT:
+    """The tool's input as `schema`, or Malformed saying where it fails."""
     try:
-        reading = Reading.model_validate(calls[0].input)
+        return schema.model_validate(tool_input)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "input"
-        raise _Malformed(f"invalid tool input at {where}: {first['msg']}") from exc
-    return checked(reading, text)
+        raise Malformed(f"invalid tool input at {where}: {first['msg']}") from exc
 
 
 def _elapsed_ms(started: float) -> int:

@@ -10,19 +10,27 @@ How a message is read
 1. The text is cut into *chunks* at line breaks, ";" and sentence ends ("Dr." and "e.g." do not end
    a sentence).
 2. In each chunk, *labels* are found: "experimenter: …", "Institution = …", "the lab is …",
-   "recorded by …", "change the institution to …", "subject id mouse001". A labeled value runs to
-   the next label or the end of the chunk, so it may contain commas ("Experimenter: Smith, Jane"),
-   except that a comma part plainly about something else is cut off and read as unlabeled text
-   ("experimenter: Jane Smith, MIT" → MIT is an institution; "description: V1, go ahead").
-3. The unlabeled rest is cut into *segments* at commas (never inside "March 15, 2024" or "1,000"),
-   "|", tabs and spaced dashes. A segment is a command ("go ahead", "don't cancel"), a refusal to
-   answer ("skip the institution", "I don't know"), a question, noise (a greeting, a file name, "it's
-   SpikeGLX") or data; chatter in front of data ("actually it's", "I think", "by") is dropped.
-4. Data is classified by content cues into *pieces*: dates; subject terms (ages such as P90D or
-   "8 weeks", sex words, species words, strains, ids such as mouse001, several in one segment:
-   "female C57BL/6 mouse"); "person at institution"; lab ("Smith Lab"); institution (University,
-   Institute…, or a known name: MIT, UCL, Janelia…); person (a title, or two to four capitalised
-   words); description (research words, or a longer phrase with lowercase words).
+   "recorded by …", "change the institution to …", "subject id mouse001", "started 2023-11-02 09:15".
+   A labeled value runs to the next label or the end of the chunk, so it may contain commas
+   ("Experimenter: Smith, Jane"), except that a comma part plainly about something else is cut off
+   and read as unlabeled text ("experimenter: Jane Smith, MIT" → MIT is an institution; "description:
+   V1, go ahead"). A labeled list (keywords, experimenters) goes on over ";" parts that have no label
+   and are about nothing else ("Keywords: hippocampus; sleep").
+3. The unlabeled rest is cut into *segments* at commas (never inside "March 15, 2024", "1,000" or
+   parentheses), "|", tabs, spaced dashes, and a colon after a request or a heading ("Please convert
+   this SpikeGLX run: Dr. Grace Hopper, …", "Here are the details: …"). A segment is a command ("go
+   ahead", "don't cancel"), a refusal to answer ("skip the institution", "I don't know"), a question,
+   noise (a file name, "it's SpikeGLX", a heading) or data; chatter in front of data ("actually it's",
+   "I think", "by") is dropped.
+4. Data is classified by content cues into *pieces*: dates, with the words that say what they date
+   ("the session began on …", "born …"); subject terms (ages such as P90D or "8 weeks", sex words,
+   species words, strains and crosses, ids such as mouse001, several in one segment: "female C57BL/6
+   mouse"; a body weight is passed over); a value named after it ("Peter Novak was the
+   experimenter"); people named by what they did ("Peter Novak recorded it", "… in V1 by Lucas
+   Martin"); a value with a parenthesised one of another kind ("Jane Smith (UCL)"); "person at
+   institution"; lab ("Smith Lab"); institution (University, Institute…, a known name: MIT, UCL,
+   Janelia…, or a short all-capitals name); person (a title, or two to four capitalised words);
+   description (research words, or a longer phrase with lowercase words).
 5. Pieces are assigned to fields (see the rules below).
 
 Rules for ambiguous cases
@@ -59,6 +67,10 @@ Rules for ambiguous cases
   one ("actually it's a V1 recording"); otherwise it is chatter ("This keeps failing!").
 - A part that only says what something is not ("a rat, not a mouse") gives no value.
 - A question that matches no command ("what formats do you support?") is HELP.
+- GREETING is an opening with no request in it yet: "Hi", "I'd like to convert my data", "how do I
+  start?". It counts only when the message asks nothing more specific (a format it names is kept):
+  "Hi, Jane Smith, MIT" just provides metadata, "Hi, go ahead" approves. A wish to convert something
+  pointed at ("I want to convert it now", "convert this run") approves.
 - Recording systems: the last one named without "not" wins; "Convert recording.bin" names a file,
   not a field and not a format.
 """
@@ -91,6 +103,8 @@ class Intent(StrEnum):
     PREVIEW = "preview"
     FRUSTRATED = "frustrated"
     REQUEST_HELP = "request_help"
+    # An opening with no request in it yet: "Hi", "I'd like to convert my data", "how do I start?".
+    GREETING = "greeting"
 
 
 @dataclass(frozen=True)
@@ -119,6 +133,8 @@ _DESCRIPTION_FIELDS = ("experiment_description", "session_description")
 # Free text: adjacent pieces of one of these fields join into one value.
 _FREE_TEXT_FIELDS = frozenset({"experimenter", "institution", "lab", "keywords", *_DESCRIPTION_FIELDS})
 _NAME_FIELDS = frozenset({"experimenter", "institution", "lab"})
+# Fields whose labeled value may go on past ";" ("Keywords: hippocampus; sleep").
+_LIST_FIELDS = frozenset({"experimenter", "keywords"})
 _DATE_FIELDS = ("session_start_time", "date_of_birth")
 
 
@@ -154,6 +170,8 @@ _LABELS: dict[str, _Label] = {
     "who recorded": _Label("experimenter", _S),
     "name": _Label("experimenter", _S, generic=True),
     "recorded by": _Label("experimenter", _P),
+    "rec by": _Label("experimenter", _P),
+    "rec'd by": _Label("experimenter", _P),
     "performed by": _Label("experimenter", _P),
     "collected by": _Label("experimenter", _P),
     "conducted by": _Label("experimenter", _P),
@@ -207,12 +225,17 @@ _LABELS: dict[str, _Label] = {
     "recording date": _Label("session_start_time", _L),
     "recording time": _Label("session_start_time", _L),
     "session date": _Label("session_start_time", _L),
+    "date/time": _Label("session_start_time", _L),
+    "date and time": _Label("session_start_time", _L),
+    "date & time": _Label("session_start_time", _L),
     "date of recording": _Label("session_start_time", _L),
     "date": _Label("session_start_time", _S, generic=True),
     "when": _Label("session_start_time", _S, generic=True),
-    "recorded on": _Label("session_start_time", _P, needs_cue=True),
-    "started on": _Label("session_start_time", _P, needs_cue=True),
-    "started at": _Label("session_start_time", _P, needs_cue=True),
+    # "…, started 2023-11-02 09:15", "the session began on 2 Nov 2023 at 9:15": a date must follow.
+    **dict.fromkeys(
+        ("recorded on", "started", "starting", "start", "began", "begun", "beginning", "commenced"),
+        _Label("session_start_time", _P, needs_cue=True),
+    ),
     "subject id": _Label("subject_id", _L),
     "subject identifier": _Label("subject_id", _L),
     "animal id": _Label("subject_id", _L),
@@ -343,8 +366,8 @@ _FILLER_WORDS = _vocabulary(
     just, kindly, let, let's, lets, like, me, my, need, now, of, oh, on, one, please, pls, plz, really,
     right, so, some, that, that's, the, them, then, there, there's, these, thing, things, this, those, to,
     too, um, uh, us, want, wanna, we, well, will, with, would, yet, you, your, thanks, thank, conversion,
-    converting, convert, file, files, data, dataset, recording, recordings, session, whole, process, job,
-    moment, sec, second, bit, okay, ok, already, more, ahead, maybe, might, perhaps, think, was, were,
+    converting, convert, file, files, data, dataset, recording, recordings, session, whole, process, job, nwb,
+    run, runs, moment, sec, second, bit, okay, ok, already, more, ahead, maybe, might, perhaps, think, was, were,
     been, being, has, had"""
 )
 _NEGATORS = _vocabulary(
@@ -361,11 +384,22 @@ _REFUSAL_FILLER = _vocabulary(
     """info, information, details, detail, field, fields, question, questions, ones, about, exact, either,
     sure, know, sorry, for, now, time, being, metadata, stuff, part, value, values, answer"""
 )
+_PREAMBLE_CHARS = 120
+# Words of a heading before a colon ("Here's everything:", "Summary of the session:").
+_HEADINGS = _vocabulary(
+    """here, here's, heres, below, following, everything, everything's, summary, overview, notes, note, facts,
+    needed, requested, asked, attached, uploaded, new, my, our, ps, fyi, ok, so, use, these, values"""
+)
 _QUESTION_WORDS = _vocabulary(
     """what, what's, whats, how, how's, why, where, when, which, who, can, could, is, are, do, does, will,
     would, should, may, shall"""
 )
-_TRAILING_CHATTER = frozenset({"instead", "please", "thanks", "then", "sorry", "too", "probably", "maybe"})
+_TRAILING_CHATTER = frozenset({"instead", "please", "thanks", "then", "sorry", "too", "probably", "maybe", "here"})
+# Words that say who without naming anyone ("a student recorded it").
+_NOT_NAMES = _vocabulary(
+    """someone, somebody, nobody, everyone, everybody, people, person, student, students, postdoc, postdocs,
+    technician, colleague, colleagues, team, lab, group, both, two, three, several, others, myself"""
+)
 # Words left dangling at the end of a value by the next label ("Jane Smith and I work at …").
 _CONNECTORS = _vocabulary("""and, &, plus, also, the, my, our, his, her, their, with, while, i, we, she, he""")
 
@@ -410,13 +444,21 @@ _MONTH = (
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _CLOCK = r"\d{1,2}(?::\d{2}){1,2}(?:\.\d+)?(?:\s*[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\.?"
 _ZONE = r"z|utc|gmt|[+-]\d{2}:?\d{2}|[a-z]+/[a-z_]+|[ecmp][sd]t|cet|cest|bst"
-_DATE_RE = re.compile(
+_CALENDAR = (
     rf"(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2,4}}|{_DAY}\s+{_MONTH},?\s+\d{{4}}"
     rf"|{_MONTH}\s+{_DAY},?\s+\d{{4}})"
-    rf"(?:(?:\s*(?:,|at|@)\s*|\s+|t)(?:{_CLOCK})(?:\s*(?:{_ZONE}))?)?(?![\w/])",
+)
+# The date, then maybe the time ("2024-03-15 14:30", "March 15, 2024 at 2:30 pm"), or the time
+# first ("9:15 on 2 Nov 2023").
+_DATE_RE = re.compile(
+    rf"(?:{_CALENDAR}(?:(?:\s*(?:,|at|@)\s*|\s+|t)(?:{_CLOCK})(?:\s*(?:{_ZONE}))?)?"
+    rf"|(?:{_CLOCK})(?:\s*,\s*|\s+(?:on\s+)?){_CALENDAR})(?![\w/])",
     _I,
 )
 _THOUSANDS_RE = re.compile(r"\d,\d{3}")
+_PARENTHESES_RE = re.compile(r"\([^()]*\)")
+# An all-capitals short name after the person is most often the institution's ("Dr. Ana Ruiz, UAB").
+_ACRONYM_RE = re.compile(r"[A-Z]{3,6}")
 _NUMBER_WORDS = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|ninety"
 _AGE = (
     r"P\d+(?:\.\d+)?[DWMY]?(?:\s*[-–/]\s*P?\d+(?:\.\d+)?[DWMY]?)?"  # P90, P90D, P60-P90
@@ -437,14 +479,17 @@ _SPECIES = rf"{_phrases(_SPECIES_NAMES)}|(?:{'|'.join(sorted(_GENERA))})\s+[a-z]
 _NAMED_ID = r"(?:mouse|mice|rat|animal|subject|sub|monkey|fish)[\s_#-]*\d+\w*"
 _ID = r"#\d+|(?=[\w./-]*\d)(?=[\w./-]*[^\W\d_])[^\W_](?:[\w.-]|/(?=\w))*"
 # Words that may sit between subject terms: "we used a female C57BL/6 mouse, about P60".
+# A body weight ("300 g") says nothing NWB's subject fields hold: it is passed over.
+_WEIGHT = r"\d+(?:\.\d+)?\s*(?:g|kg|grams?|kilograms?)"
+_WEIGHT_RE = re.compile(_WEIGHT, _I)
 _SUBJECT_FILLER = (
-    r"a|an|the|is|was|it's|its|they're|and|&|of|with|which|who|this|that|also|one|we|i|she|he|they|used|using"
+    r"a|an|the|is|was|are|were|it's|its|they're|and|&|of|with|which|who|this|that|also|one|we|i|she|he|they|used|using"
     r"|had|have|old|aged|adult|adults|young|juvenile|larva|larvae|pup|pups|embryo|animal|animals|subject|sex"
     r"|species|strain|id|about|around|approximately|approx\.?|roughly|circa|ca\.?"
 )
 _SUBJECT_TERM_RE = re.compile(
-    rf"(?:(?P<age>{_AGE})|(?P<sex>{_SEX})|(?P<subject_id_named>{_NAMED_ID})|(?P<species>{_SPECIES})"
-    rf"|(?P<strain>{_STRAIN})|(?P<subject_id>{_ID})|(?P<filler>{_SUBJECT_FILLER}))(?![\w/'-])",
+    rf"(?:(?P<weight>{_WEIGHT})|(?P<age>{_AGE})|(?P<sex>{_SEX})|(?P<subject_id_named>{_NAMED_ID})|(?P<species>{_SPECIES})"
+    rf"|(?P<strain>(?:{_STRAIN})(?:\s+[x×]\s+(?:{_STRAIN}))*)|(?P<subject_id>{_ID})|(?P<filler>{_SUBJECT_FILLER}))(?![\w/'-])",
     _I,
 )
 _TERM_GAP_RE = re.compile(r"[\s,;:~]*")
@@ -465,9 +510,17 @@ _SEPARATOR_RE = re.compile(
     r"|(?P<to>to|with|into)(?![\w']))[ \t]*",
     _I,
 )
+# A value named after it: "Peter Novak was the experimenter", "MIT is our institution".
+_REVERSE_LABEL_RE = re.compile(
+    r"(?<!\s)\s+(?:is|was|are|were)\s+(?:the|our|my|their|his|her)\s+"
+    rf"(?P<label>{_phrases(p for p, label in _LABELS.items() if label.intro in (_C, _L) and not label.generic)})"
+    r"[\s.!]*$",
+    _I,
+)
 _MENTION_RE = re.compile(rf"(?<![\w'])(?:{_phrases(_MENTIONS)})(?![\w'])", _I)
 _CHUNK_END_RE = re.compile(r"\n|;|[.!?]+(?=\s|$)")
-_SEGMENT_END_RE = re.compile(r"[,|\t]|\s[-–—]\s")  # "Jane Smith - MIT - V1 recording" too
+# "Jane Smith - MIT - V1 recording" too; a colon only after a request or a heading (see _segments).
+_SEGMENT_END_RE = re.compile(r"[,|\t]|\s[-–—]\s|:(?=\s)")
 # Where a labeled value may be cut: comma parts, "and" parts, and "<person> at <institution>".
 _VALUE_SPLIT_RE = re.compile(r",|\s+(?P<word>and|&|at|from|@|of|by)\s+", _I)
 _AFFILIATION_RE = re.compile(r"\s+(?:at|from|@|of)\s+", _I)
@@ -499,6 +552,17 @@ _LEADING_CHATTER_RE = re.compile(
     _I,
 )
 _SELF_RE = re.compile(r"(?:me|myself|us|ourselves)\s*,\s*", _I)
+# "<person> recorded it", "<person> did the recordings (at <institution>)": the person is the experimenter.
+_DOER_RE = re.compile(
+    r"(?<!\s)\s+(?:(?:has|have|had)\s+)?(?:recorded|did|performed|ran|collected|acquired|conducted|carried\s+out|imaged"
+    r"|ran)(?:\s+(?:it|this|that|them|these|those|everything|all\s+of\s+(?:it|them)|(?:the|this|that|these|those"
+    r"|our|my|all\s+the|both|all)\s+(?:recordings?|sessions?|experiments?|data|surgery|surgeries|imaging|ephys"
+    r"|work|runs?|files?|animals?|mice|rats)))?(?:\s+(?:myself|himself|herself|themselves|alone))?"
+    r"(?:\s+(?:at|in|from|@)\s+(?P<place>\S.*))?$",
+    _I,
+)
+# "… by <person>" after a description ("recordings in V1 by Lucas Martin").
+_BY_RE = re.compile(r"(?<!\s)\s+by\s+", _I)
 # A part that only names what something is not ("a rat, not a mouse").
 _NOT_RE = re.compile(r"(?:not|rather\s+than|instead\s+of)(?![\w'])", _I)
 _NEGATIVE_START_RE = re.compile(r"(?:no|nope|nah|wrong|incorrect)(?![\w'])", _I)
@@ -517,7 +581,16 @@ _CORRECTING_START_RE = re.compile(
     _I,
 )
 _BORN_RE = re.compile(r"\b(?:born|birth)\b", _I)
-_DATE_PREFIX_RE = re.compile(r"(?:(?:recorded|born|on|at|from)\s+)+", _I)
+# Words before a date that only say what it is the date of ("the session started at …", "born on …").
+_DATE_PREFIX_RE = re.compile(
+    r"(?:(?:the|this|our|my)\s+)?(?:(?:recording|recordings|session|experiment|mouse|rat|animal|subject|it|we|i|she|he"
+    r"|they)\s+)?"
+    r"(?:(?:was|were|is|got|has\s+been)\s+)?"
+    r"(?:(?:recorded|started|starts|start|starting|began|begins|begun|beginning|commenced|done|made|performed"
+    r"|acquired|born|took\s+place|happened)\s+)?"
+    r"(?:(?:on|at|from|in|of)\s+)*",
+    _I,
+)
 _DATE_WORDS = _vocabulary(
     """today, yesterday, monday, tuesday, wednesday, thursday, friday, saturday, sunday, morning, afternoon,
     evening, noon, midnight, january, february, march, april, may, june, july, august, september, october,
@@ -541,6 +614,10 @@ def _cue(intent: Intent, *patterns: str, alone: bool = False, bare: bool = False
     # Not next to "/" either: "n/a" is no "n".
     return _IntentCue(intent, re.compile(rf"(?<![\w'/])(?:{alternation})(?![\w'/])"), alone, bare)
 
+
+# What a user wishes to do when opening a conversation, without pointing at anything yet ("I'd like to
+# convert my data"; "I want to convert it" approves).
+_WISH = r"(?:convert|use\s+(?:this|the\s+portal)(?:\s+to\s+convert)?)(?!\s+(?:it|this|that|them|now)\b)"
 
 # Matched against the lowercased segment with typographic apostrophes made plain.
 _INTENT_CUES = (
@@ -665,6 +742,18 @@ _INTENT_CUES = (
         r"i'?m\s+(?:confused|lost|stuck)",
     ),
     _cue(Intent.HELP, r"options", r"commands", alone=True),
+    _cue(
+        Intent.GREETING,
+        rf"(?:i|we)\s*(?:'?d|would)\s+(?:like|love)\s+to\s+{_WISH}",
+        rf"(?:i|we)\s+(?:want|wanna|need|wish|hope|(?:am|'m|are|'re)\s+(?:trying|hoping|looking))\s+to\s+{_WISH}",
+        r"(?:how|where)\s+(?:do|can|should|shall|would)\s+(?:i|we)\s+(?:start|begin|get\s+started|convert|upload)",
+        r"what\s+do\s+(?:i|we)\s+(?:do|need\s+to\s+do)\s+first",
+        r"(?:let'?s\s+)?get(?:ting)?\s+started",
+        r"(?:i'?m|i\s+am|we'?re|we\s+are)\s+new(?:\s+(?:here|to\s+(?:this|the\s+portal|nwb)))?",
+        r"first\s+time\s+(?:here|using\s+(?:this|the\s+portal))",
+        r"good\s+(?:morning|afternoon|evening|day)",
+        r"hi+|hello|hey|hiya|howdy|greetings|dear\s+(?:portal|assistant)",
+    ),
     _cue(
         Intent.REJECT,
         r"not\s+yet",
@@ -830,6 +919,21 @@ def _is_noise(segment: str) -> bool:
     )
 
 
+def _is_preamble(segment: str) -> bool:
+    """Words before a colon that introduce what follows: a request ("Please convert this SpikeGLX
+    run"), a greeting or a heading ("Here are the details")."""
+    if not segment.strip():
+        return False
+    return bool(_command(segment)) or _is_heading(segment)
+
+
+def _is_heading(segment: str) -> bool:
+    words = _WORD_RE.findall(_without_noise(_plain(segment)))
+    return all(
+        w in _FILLER_WORDS or w in _FORMAT_CONTEXT_WORDS or w in _REFUSAL_FILLER or w in _HEADINGS for w in words
+    )
+
+
 def _is_question(segment: str) -> bool:
     stripped = segment.strip()
     if stripped and set(stripped) == {"?"}:
@@ -854,12 +958,16 @@ class _Piece:
 def _classify_segment(text: str, start: int, end: int) -> list[_Piece]:
     """Split one data segment into pieces by content cues (see the module docstring)."""
     value = text[start:end]
-    dates = _date_fields(value)
-    if dates:
-        return [_Piece(start, end, dates, hard=True)]
+    date = _date(value)
+    if date:
+        offset, dates = date
+        return [_Piece(start + offset, end, dates, hard=True)]
     terms = _subject_terms(value)
     if terms:
         return [_Piece(start + s, start + e, (name,), hard=True) for name, s, e in terms]
+    named = _named_after(text, start, end) or _doer(text, start, end) or _aside(text, start, end)
+    if named:
+        return named
     affiliation = _affiliation(value)
     if affiliation:
         head_end, tail_start = affiliation
@@ -873,6 +981,8 @@ def _classify_segment(text: str, start: int, end: int) -> list[_Piece]:
         return [_Piece(start, end, ("lab",), hard=True)]
     if _is_institution(value):
         return [_Piece(start, end, ("institution",), hard=True)]
+    if _ACRONYM_RE.fullmatch(value) and not _vocabulary_word(value.lower()):
+        return [_Piece(start, end, ("institution",), hard=False)]
     person = _person(value)
     if person:
         return [_Piece(start, end, ("experimenter",), hard=person == "titled")]
@@ -881,11 +991,102 @@ def _classify_segment(text: str, start: int, end: int) -> list[_Piece]:
     return [_Piece(start, end, (), hard=False)]
 
 
-def _date_fields(value: str) -> tuple[str, ...]:
+def _date(value: str) -> tuple[int, tuple[str, ...]] | None:
+    """Where the date starts in a value that is one date after words saying what it dates, and the
+    fields it may be."""
     prefix = _DATE_PREFIX_RE.match(value)
-    if not _DATE_RE.fullmatch(value, prefix.end() if prefix else 0):
-        return ()
-    return ("date_of_birth",) if _BORN_RE.search(value) else _DATE_FIELDS
+    offset = prefix.end() if prefix else 0
+    if not _DATE_RE.fullmatch(value, offset):
+        return None
+    return offset, ("date_of_birth",) if _BORN_RE.search(value, 0, offset) else _DATE_FIELDS
+
+
+def _named_after(text: str, start: int, end: int) -> list[_Piece] | None:
+    """ "Peter Novak was the experimenter": the value before "is/was the <label>"."""
+    m = _REVERSE_LABEL_RE.search(text, start, end)
+    if not m or m.start() <= start:
+        return None
+    field = _LABELS[" ".join(m.group("label").lower().split())].field
+    head = _classify_segment(text, start, m.start())
+    if any(piece.hard and field not in piece.fields for piece in head) or not _fits(field, text[start : m.start()]):
+        return None
+    return [_Piece(start, m.start(), (field,), hard=True)]
+
+
+def _doer(text: str, start: int, end: int) -> list[_Piece] | None:
+    """ "Peter Novak recorded it", "Hao Li from Peking University did the recordings": the experimenter
+    (and the institution) of a sentence whose verb says who did the work."""
+    m = _DOER_RE.search(text, start, end)
+    if not m or m.start() <= start:
+        return None
+    place = m.group("place")
+    if place and not _is_affiliation(place.strip()):
+        return None
+    pieces = _people(text, start, m.start())
+    if pieces is None:
+        return None
+    if place:
+        pieces.append(_Piece(m.start("place"), end, ("institution",), hard=True))
+    return pieces
+
+
+def _aside(text: str, start: int, end: int) -> list[_Piece] | None:
+    """A description followed by who did it ("… in awake mice by Lucas Martin"), or any value
+    followed by a parenthesised one of another kind ("Jane Smith (MIT)")."""
+    value = text[start:end]
+    if value.endswith(")") and "(" in value:
+        opening = start + value.rfind("(")
+        inner = _classify_segment(text, opening + 1, end - 1)
+        if opening > start and inner and all(piece.hard and piece.fields for piece in inner):
+            head_start, head_end = _trim(text, start, opening)
+            return _classify_segment(text, head_start, head_end) + inner
+        return None
+    by = max(_BY_RE.finditer(text, start, end), key=lambda m: m.start(), default=None)  # the last "by"
+    if by is None or not _is_description(text[start : by.start()]):
+        return None
+    people = _people(text, by.end(), end)
+    if people is None:
+        return None
+    return [_Piece(start, by.start(), _DESCRIPTION_FIELDS, hard=False), *people]
+
+
+def _people(text: str, start: int, end: int) -> list[_Piece] | None:
+    """People named in `start:end`, maybe with their institution ("Hao Li from Peking University"),
+    as certain experimenter (and institution) pieces; None when it names nobody."""
+    value = text[start:end]
+    affiliation = _affiliation(value)
+    name_end = start + affiliation[0] if affiliation else end
+    name = text[start:name_end]
+    if not (_person(name) or _plain_name(name)):
+        return None
+    pieces = [_Piece(start, name_end, ("experimenter",), hard=True)]
+    if affiliation:
+        pieces.append(_Piece(start + affiliation[1], end, ("institution",), hard=True))
+    return pieces
+
+
+def _vocabulary_word(word: str) -> bool:
+    """Whether a lowercase word has a meaning of its own here, so it names no one and nothing."""
+    return (
+        word in _FILLER_WORDS
+        or word in _NOT_NAMES
+        or word in _DESCRIPTION_WORDS
+        or word in _BRAIN_AREAS
+        or word in _SPECIES_WORDS
+        or word in _INSTITUTION_WORDS
+        or word in _NEGATORS
+    )
+
+
+def _plain_name(value: str) -> bool:
+    """Where a name is expected: "peter novak" (two or three words), "Smith" (one, capitalised), none
+    of them a known word."""
+    words = value.split()
+    if len(words) == 1 and not words[0][:1].isupper():
+        return False
+    return 1 <= len(words) <= 3 and all(
+        word.replace("-", "").replace("'", "").isalpha() and not _vocabulary_word(word.lower()) for word in words
+    )
 
 
 def _subject_terms(value: str) -> list[tuple[str, int, int]]:
@@ -900,7 +1101,7 @@ def _subject_terms(value: str) -> list[tuple[str, int, int]]:
         m = _SUBJECT_TERM_RE.match(value, pos)
         if not m or (m.lastgroup == "subject_id" and m.group().lower() in _BRAIN_AREAS):
             return []
-        if m.lastgroup != "filler":
+        if m.lastgroup not in ("filler", "weight"):
             name = "subject_id" if m.lastgroup == "subject_id_named" else m.lastgroup or ""
             terms.append((name, m.start(), m.end()))
         pos = m.end()
@@ -1005,8 +1206,8 @@ def _fits(field: str, value: str) -> bool:
     words = value.split()
     has_digit = any(ch.isdigit() for ch in value)
     match field:
-        case "experimenter":
-            return not has_digit and len(words) <= 8
+        case "experimenter":  # "a student recorded it" names no one
+            return not has_digit and len(words) <= 8 and not _DOER_RE.search(value)
         case "institution" | "lab":
             return len(words) <= 12
         case "subject_id":
@@ -1099,13 +1300,17 @@ def _chunks(text: str) -> list[tuple[int, int]]:
 
 
 def _segments(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Comma (or "|", tab, spaced dash) separated parts of an unlabeled span, not cutting "March 15, 2024"."""
+    """Comma (or "|", tab, spaced dash) separated parts of an unlabeled span, not cutting "March 15, 2024";
+    and a request or a heading before a colon ("Please convert this run: Dr. Grace Hopper, …")."""
     protected: set[int] = set()
-    for pattern in (_DATE_RE, _THOUSANDS_RE):
+    for pattern in (_DATE_RE, _THOUSANDS_RE, _PARENTHESES_RE):  # "m05 (female, P45)" too
         for m in pattern.finditer(text, start, end):
             protected.update(i for i in range(m.start(), m.end()) if text[i] == ",")
     spans = []
     for m in _SEGMENT_END_RE.finditer(text, start, end):
+        # A preamble is short: a long text before a colon is not one, and is not read again.
+        if m.group() == ":" and (m.start() - start > _PREAMBLE_CHARS or not _is_preamble(text[start : m.start()])):
+            continue
         if m.start() not in protected:
             spans.append((start, m.start()))
             start = m.end()
@@ -1144,6 +1349,8 @@ def _label_match(text: str, m: re.Match[str], start: int, end: int) -> _LabelMat
     while before >= start and text[before].isspace():
         before -= 1
     opens_part = before < start or text[before] in ",|"
+    if label.intro == _S and not opens_part and _command(text[_part_start(text, start, m.start()) : m.start()]):
+        return None  # "Can you convert this Open Ephys session: …": the word belongs to the request
     if label.intro == _P:
         return _LabelMatch(m.start(), m.end(), label, "phrase", verb, opens_part)
     sep = _SEPARATOR_RE.match(text, m.end(), end)
@@ -1157,6 +1364,11 @@ def _label_match(text: str, m: re.Match[str], start: int, end: int) -> _LabelMat
     if label.intro == _L and m.end() < end and text[m.end()].isspace():
         return _LabelMatch(m.start(), m.end() + 1, label, "none", verb, opens_part)
     return None
+
+
+def _part_start(text: str, start: int, position: int) -> int:
+    """Where the comma part holding `position` starts, within a chunk starting at `start`."""
+    return max(text.rfind(",", start, position), text.rfind("|", start, position), start - 1) + 1
 
 
 def _is_declined(field: str, value: str) -> bool:
@@ -1245,8 +1457,21 @@ def _labeled_fields(text: str, start: int, end: int) -> tuple[list[_Value], set[
             declined.add(match.label.field)
         elif value_start < value_end:
             values.append(_Value(match.label.field, value_start, value_end, labeled=True, correction=match.correction))
+            place = _place_after(match.label.field, text, value_end, rest_start, limit)
+            if place:  # "recorded by A. Kumar @ IISc": the place is labeled by its "at" as well
+                values.append(_Value("institution", *place, labeled=True, correction=match.correction))
+                rest_start = place[1]
         unlabeled.append((rest_start, limit))
     return values, declined, [(s, e) for s, e in unlabeled if s < e]
+
+
+def _place_after(field: str, text: str, value_end: int, rest_start: int, limit: int) -> tuple[int, int] | None:
+    """The institution after a labeled person or lab that `_cut_value` cut at "at", "from", "@" or "of"."""
+    if field not in ("experimenter", "lab") or not _AFFILIATION_RE.fullmatch(text, value_end, rest_start):
+        return None
+    comma = text.find(",", rest_start, limit)
+    start, end = _trim(text, rest_start, comma if comma >= 0 else limit)
+    return (start, end) if start < end and _is_affiliation(text[start:end]) else None
 
 
 def _limits(matches: list[_LabelMatch], end: int) -> list[int]:
@@ -1261,12 +1486,20 @@ def _value_span(match: _LabelMatch, text: str, limit: int) -> tuple[int, int, in
     start, end = _trim(text, match.value_start, limit)
     self_reference = _SELF_RE.match(text, start, end)  # "recorded by me, Sara Nilsson"
     start = self_reference.end() if self_reference else start
+    if field in _DATE_FIELDS:  # "started at 9:15 on 2 Nov 2023"
+        prefix = _DATE_PREFIX_RE.match(text, start, end)
+        if prefix and _DATE_RE.match(text, prefix.end(), end):
+            start = prefix.end()
     shaped = _shaped_end(field, text, start, end) if match.separator == "none" else None
     if shaped is None:
         end, rest = _cut_value(field, text, start, end)
         end = _strip_trailing_words(text, start, end, _CONNECTORS)
     else:
         end = rest = shaped
+    if field == "experimenter":  # "done by two people: Jane Smith and Omar Ali"
+        colon = text.find(": ", start, end)
+        if colon > start and not _person(text[start:colon]) and _person(text[colon + 2 : end]):
+            start = colon + 2
     return (*_trim(text, start, end), max(rest, end))
 
 
@@ -1295,10 +1528,12 @@ class _MessageReader:
         self.formats: list[str] = []
         self.correction_from: int | None = None
         self.order = 0
+        self.open_list: _Value | None = None  # a labeled list that a ";" part may continue
 
     def read(self) -> ParsedMessage:
         for start, end in _chunks(self.text):
-            self._read_chunk(start, end)
+            if not self._continues_list(start, end):
+                self._read_chunk(start, end)
         values = self.labeled + _assign(self.text, self.data, self.asked, {v.field for v in self.labeled})
         if self.correction_from is not None:
             for value in values:
@@ -1321,8 +1556,12 @@ class _MessageReader:
         format_choice = self.formats[-1] if self.formats else None
         if format_choice:
             intents.add(Intent.SELECT_FORMAT)
+        greeted = Intent.GREETING in intents
+        intents.discard(Intent.GREETING)
         if not intents:  # a bare "yes"/"no" counts only when nothing more specific was said
             intents = set(self.bare)
+        if greeted and not intents - {Intent.SELECT_FORMAT}:  # "Hi, Jane Smith, MIT" greets in passing
+            intents.add(Intent.GREETING)
         return ParsedMessage(
             intents=frozenset(intents),
             fields=fields,
@@ -1338,6 +1577,10 @@ class _MessageReader:
             self.correction_from = start
         values, declined, unlabeled = _labeled_fields(self.text, start, end)
         self.declined |= declined
+        last = max(values, key=lambda v: v.end, default=None)
+        if last and last.field in _LIST_FIELDS and self.text[end - 1] == ";":
+            after_start, after_end = _trim(self.text, last.end, end)
+            self.open_list = last if after_start >= after_end else None
         items: list[tuple[int, _Value | tuple[int, int]]] = [(v.start, v) for v in values]
         for span_start, span_end in unlabeled:
             items.extend((s, (s, e)) for s, e in _segments(self.text, span_start, span_end))
@@ -1347,6 +1590,20 @@ class _MessageReader:
                 self.labeled.append(item)
             else:
                 self._read_segment(*item)
+
+    def _continues_list(self, start: int, end: int) -> bool:
+        """A ";" part after "Keywords: a; b" or "Experimenters: Smith, J; Lee, B" that has no label of its
+        own and is plainly not about something else is one more item of that list."""
+        value, self.open_list = self.open_list, None
+        item_start, item_end = _trim(self.text, start, end)
+        if value is None or item_start >= item_end or _is_elsewhere(value.field, self.text, item_start, item_end):
+            return False
+        values, declined, _unlabeled = _labeled_fields(self.text, item_start, item_end)
+        if values or declined:
+            return False
+        value.end = item_end
+        self.open_list = value if self.text[end - 1] == ";" else None
+        return True
 
     def _read_segment(self, start: int, end: int) -> None:
         segment = self.text[start:end]
@@ -1366,11 +1623,11 @@ class _MessageReader:
         if _is_question(segment):
             self.intents.add(Intent.HELP)
             return
-        if not _is_noise(segment):
+        if not _is_noise(segment) and not _is_heading(segment):
             self._read_data(start, end)
 
     def _read_data(self, start: int, end: int) -> None:
-        if _NOT_RE.match(self.text, start, end):
+        if _NOT_RE.match(self.text, start, end) or _WEIGHT_RE.fullmatch(self.text, start, end):
             return
         chatter = _LEADING_CHATTER_RE.match(self.text, start, end)
         correction = bool(chatter and _NEGATIVE_START_RE.match(chatter.group().strip()))

@@ -6,16 +6,17 @@ step's actions. Seed 000 is the specification; docs/design/orchestrator.md summa
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from conversions.language.rules import Intent
 from conversions.language.streams import StreamOption, only_names_streams, parse_stream_choice
 from conversions.nwb.autofix import fix_metadata
-from conversions.nwb.detection import Detection, facts_for_streams, validate_stream_choice
+from conversions.nwb.detection import SUPPORTED_FORMATS, Detection, facts_for_streams, validate_stream_choice
 from conversions.nwb.errors import RecordingProblem
 from conversions.nwb.fields import CRITICAL_FIELDS, FIELDS, FILE_FACTS, SUBJECT_FIELDS
-from conversions.nwb.normalizers import normalize_field
+from conversions.nwb.normalizers import age_from_birth, normalize_field
 from conversions.nwb.quantities import describe_duration, describe_size
 from conversions.orchestrator.state import (
     RUNNING_STATUSES,
@@ -636,6 +637,9 @@ def _user_message(view: SessionView, event: UserMessage) -> Step:
         return _step(view, view.status, view.awaiting, replies=[Reply(text=_help_text(view))])
     if Intent.STATUS in parsed.intents and not parsed.fields:
         return _step(view, view.status, view.awaiting, replies=[Reply(text=_status_text(view))])
+    if Intent.GREETING in parsed.intents and not parsed.fields and view.awaiting != Awaiting.FORMAT_SELECTION:
+        # At the format question, the question itself is the answer (and "Hi, it's SpikeGLX" picks one).
+        return _step(view, view.status, view.awaiting, replies=[Reply(text=_greeting_text(view, parsed.format_choice))])
 
     updates, problems = _normalized(view, parsed.fields, llm_fields=event.llm_fields)
     declined = set(memory.declined)
@@ -651,6 +655,9 @@ def _user_message(view: SessionView, event: UserMessage) -> Step:
     memory = memory.model_copy(update={"declined": sorted(declined)})
     view = view.model_copy(update={"memory": memory})
     preface = [_acknowledge(updates)] if updates else []
+    registered, registry_note = _from_registry(view, updates)
+    updates = {**registered, **updates}
+    preface += registry_note
     if newly_declined:
         preface.append(f"Understood: I'll leave out the {_labels(newly_declined)} and won't ask again.")
     preface += problems
@@ -867,6 +874,43 @@ def _normalized(
             continue
         updates[name] = FieldValue(value=value, source=Source.LLM if name in llm_fields else Source.USER)
     return updates, problems
+
+
+def _from_registry(view: SessionView, updates: dict[str, FieldValue]) -> tuple[dict[str, FieldValue], list[str]]:
+    """The subject fields the lab's registry knows for a subject id given in this message, and the
+    age at the session from the date of birth. Never over a value the user gave (now or before),
+    only over earlier lab defaults (a corrected subject id brings its own facts)."""
+    subject = updates.get("subject_id")
+    facts = view.registry.get(str(subject.value).casefold()) if subject is not None else None
+    if not facts:
+        return {}, []
+
+    def ours(name: str) -> bool:
+        existing = view.metadata.get(name)
+        return name not in updates and (existing is None or existing.source == Source.LAB_DEFAULT)
+
+    added: dict[str, FieldValue] = {}
+    for name, raw in facts.items():
+        if name in FIELDS and ours(name):
+            try:
+                added[name] = FieldValue(
+                    value=normalize_field(name, raw, timezone=view.timezone), source=Source.LAB_DEFAULT
+                )
+            except ValueError:
+                continue
+    birth = added.get("date_of_birth") or updates.get("date_of_birth") or view.metadata.get("date_of_birth")
+    start = updates.get("session_start_time") or view.metadata.get("session_start_time")
+    if birth is not None and start is not None and ours("age"):
+        with contextlib.suppress(ValueError):  # born after the session: the age stays a question
+            age = age_from_birth(str(birth.value), str(start.value))
+            added["age"] = FieldValue(value=age, source=Source.LAB_DEFAULT)
+    if not added:
+        return {}, []
+    shown = "; ".join(f"{_label(name)}: {_show(entry.value)}" for name, entry in added.items())
+    note = f"{_show(subject.value)} is in the lab's subject registry, so I took its {shown}"
+    if "age" in added:
+        note += " (the age from the date of birth and the session's start)"
+    return added, [note + ". Say so if any of it is wrong for this session."]
 
 
 def _acknowledge(updates: dict[str, FieldValue]) -> str:
@@ -1156,6 +1200,29 @@ def _help_text(view: SessionView) -> str:
         case Status.COMPLETED | Status.COMPLETED_WITH_ISSUES:
             return "The NWB file is ready to download. Correct a value and say “retry” to convert again."
     return "A job is running; say “cancel” to stop it, or “status” to see where it is."
+
+
+def _greeting_text(view: SessionView, format_choice: str | None) -> str:
+    """The answer to "Hi" or "I'd like to convert my data": before any recording, how to begin and
+    what to upload for each format (or for the one named); later, where things stand and what is needed."""
+    if view.recording is None and view.status == Status.IDLE:
+        formats = [
+            f for f in SUPPORTED_FORMATS.values() if not format_choice or f.key.startswith(format_choice)
+        ] or list(SUPPORTED_FORMATS.values())
+        lines = [
+            "Hello! I convert neurophysiology recordings to NWB and check the file against DANDI's rules. "
+            "Upload the recording to begin (the whole folder if it has several files). What to upload:"
+        ]
+        lines += [f"• {f.label}: {f.needs}" for f in formats]
+        lines.append(
+            "I'll recognise the format, show what the files contain, and ask for the few details NWB needs "
+            "(experimenter, institution, a description of the experiment, and the subject)."
+        )
+        return "\n".join(lines)
+    if view.status in (Status.COMPLETED, Status.COMPLETED_WITH_ISSUES):
+        return f"Hello! {_status_text(view)} Correct a value and say “retry” to convert again."
+    text = f"Hello! {_status_text(view)}"
+    return text if view.awaiting is not None else f"{text} {_help_text(view)}"
 
 
 def _status_text(view: SessionView) -> str:

@@ -136,6 +136,9 @@ class SessionView(Frozen):
     # same way, and messages per session before it reads no more.
     max_clarifications: int = 3
     max_turns: int = 200
+    # The lab's subject registry, for the subject ids this event names (casefolded id → species,
+    # sex, date_of_birth, strain as stored); looked up by the services, empty when none is named.
+    registry: dict[str, dict[str, str]] = {}
 
 
 # Events: what happened. The services produce them from requests and from finished jobs.

@@ -228,7 +228,8 @@ INTENTS = [
     case("ok", APPROVE),
     case("👍", APPROVE),
     case("looks good, convert it", APPROVE),
-    case("I want to convert my data", APPROVE),
+    # A wish to convert is an opening, not the approval of a plan ("I want to convert it" approves).
+    case("I want to convert my data", Intent.GREETING),
     case(
         "Jane Smith, MIT, V1 recording. Go ahead.",
         PM,
@@ -391,7 +392,110 @@ MORE_INTENTS = [
     case("please don't stop"),
     case("no, don't accept, fix it", Intent.FIX),
     case("can you start the conversion now?", APPROVE),
-    case("Hi! I'd like to convert my SpikeGLX recording.", APPROVE, Intent.SELECT_FORMAT, fmt="spikeglx"),
+    case("Hi! I'd like to convert my SpikeGLX recording.", Intent.GREETING, Intent.SELECT_FORMAT, fmt="spikeglx"),
+]
+
+# An opening answered with where things stand; a greeting said in passing adds nothing.
+GREETINGS = [
+    case("Hi, I'd like to convert my data", Intent.GREETING),
+    case("hello", Intent.GREETING),
+    case("Good morning!", Intent.GREETING),
+    case("how do I start?", Intent.GREETING),
+    case("Hi there, I'm new here", Intent.GREETING),
+    case("I'd like to use the portal to convert some recordings", Intent.GREETING),
+    case(
+        "Hello! I want to convert my Open Ephys recordings",
+        Intent.GREETING,
+        Intent.SELECT_FORMAT,
+        fmt="openephys",
+    ),
+    case(
+        "Hey! First time here. How do I convert my Blackrock files?",
+        Intent.GREETING,
+        Intent.SELECT_FORMAT,
+        fmt="blackrock",
+    ),
+    case("I want to convert it now", APPROVE),
+    case("Hey, go ahead", APPROVE),
+    case("hi, yes", APPROVE),
+    case("good evening, can you help me?", Intent.HELP),
+    case(
+        "Hello, Jane Smith, MIT",
+        PM,
+        asking=ASKED_FIRST,
+        experimenter="Jane Smith",
+        institution="MIT",
+    ),
+]
+
+# Who did it said with a verb, a start time said in a sentence, a request before a colon.
+SENTENCES = [
+    case("Peter Novak recorded it", PM, asking=ASKED_FIRST, experimenter="Peter Novak"),
+    case("Peter Novak did the recording", PM, experimenter="Peter Novak"),
+    case("the experimenter was Dr. Li Wei", PM, experimenter="Dr. Li Wei"),
+    case("Peter Novak was the experimenter", PM, experimenter="Peter Novak"),
+    case("I'm Jane Doe and I recorded this", PM, asking=ASKED_FIRST, experimenter="Jane Doe"),
+    case(
+        "Hao Li from Peking University did the recordings, V1 imaging",
+        PM,
+        asking=CRITICAL,
+        experimenter="Hao Li",
+        institution="Peking University",
+        experiment_description="V1 imaging",
+    ),
+    case("a student recorded it", asking=("experimenter",)),
+    case(
+        "Mouse V1 recording, started 2023-11-02 09:15",
+        PM,
+        asking=ASKED_FIRST,
+        experiment_description="Mouse V1 recording",
+        session_start_time="2023-11-02 09:15",
+    ),
+    case("recording started at 2023-11-02 09:15", PM, session_start_time="2023-11-02 09:15"),
+    case("session began 2 Nov 2023 9:15", PM, session_start_time="2 Nov 2023 9:15"),
+    case("start time 2023-11-02T09:15", PM, session_start_time="2023-11-02T09:15"),
+    case("we started recording at 14:30 on 15 March 2024", PM, session_start_time="14:30 on 15 March 2024"),
+    case(
+        "the animal started running at 10 cm/s",
+        PM,
+        asking=("experiment_description",),
+        experiment_description="the animal started running at 10 cm/s",
+    ),
+    case(
+        "Please convert this SpikeGLX run: Dr. Grace Hopper, Harvard, mouse V1 recording",
+        APPROVE,
+        PM,
+        Intent.SELECT_FORMAT,
+        asking=ASKED_FIRST,
+        fmt="spikeglx",
+        experimenter="Dr. Grace Hopper",
+        institution="Harvard",
+        experiment_description="mouse V1 recording",
+    ),
+    case(
+        "Convert my Intan data — Dr. Grace Hopper, Harvard, mouse V1 recording",
+        APPROVE,
+        PM,
+        Intent.SELECT_FORMAT,
+        asking=ASKED_FIRST,
+        fmt="intan",
+        experimenter="Dr. Grace Hopper",
+        institution="Harvard",
+        experiment_description="mouse V1 recording",
+    ),
+    case(
+        "Here are the details: Jane Smith, MIT, V1 recording",
+        PM,
+        asking=CRITICAL,
+        experimenter="Jane Smith",
+        institution="MIT",
+        experiment_description="V1 recording",
+    ),
+    # A colon after data is no preamble: the label's own reading decides.
+    case("Experimenter: Smith, Jane", PM, experimenter="Smith, Jane"),
+    case("Keywords: hippocampus; sharp-wave ripples; sleep", PM, keywords="hippocampus; sharp-wave ripples; sleep"),
+    case("Experimenter: Jane Smith; MIT", PM, experimenter="Jane Smith", institution="MIT"),
+    case("male rat, 300 g, P90", PM, asking=SUBJECT, sex="male", species="rat", age="P90"),
 ]
 
 ODD_INPUT = [
@@ -417,6 +521,8 @@ ALL_CASES: list[Case] = (
     + REFUSALS
     + FORMATS
     + CHATTER
+    + GREETINGS
+    + SENTENCES
     + ODD_INPUT
 )
 
@@ -431,6 +537,8 @@ TABLES = {
     "refusals": REFUSALS,
     "formats": FORMATS,
     "chatter": CHATTER,
+    "greetings": GREETINGS,
+    "sentences": SENTENCES,
     "odd input": ODD_INPUT,
 }
 
@@ -958,18 +1066,184 @@ FOURTH_SET: list[Answer] = [
     ("it's from Dr. Okafor's lab at Emory", (), {"lab": "Dr. Okafor's lab", "institution": "Emory"}),
 ]
 
-# What the rules still get wrong in the sets above: a verb phrase after the institution, ";" inside a
-# labeled list, a count before the names, a parenthesised institution after a description.
-CORPUS = FIRST_SET + SECOND_SET + THIRD_SET + FOURTH_SET
-
-KNOWN_MISSES = [
-    "Hao Li from Peking University did the recordings",
-    "Keywords: hippocampus; sharp-wave ripples; sleep",
-    "recordings were made in awake head-fixed mice by Lucas Martin (Institut de la Vision)",
-    "It was done by two people: Jane Smith and Omar Ali",
+# Phrasings a new user tried on the portal, and more of each kind: who did it said with a verb or
+# after the value, a start time in a sentence, a request or heading before a colon, bulk values in
+# odd orders and forms. The first run scored 97.1 % on the 48 written before (rec by … @ …, a cross
+# of two strains); "P30 mice" was then judged an age and a species, not a description.
+FIFTH_SET: list[Answer] = [
+    # Who recorded it, said with a verb or after the value.
+    ("Peter Novak recorded it", ASKED_FIRST, {"experimenter": "Peter Novak"}),
+    ("peter novak recorded it", ASKED_FIRST, {"experimenter": "peter novak"}),
+    ("Peter Novak did the recording", (), {"experimenter": "Peter Novak"}),
+    ("Dr. Li Wei did all the recordings himself", (), {"experimenter": "Dr. Li Wei"}),
+    ("Kim Lee ran the sessions at KAIST", CRITICAL, {"experimenter": "Kim Lee", "institution": "KAIST"}),
+    ("Okafor performed the experiments", ("experimenter",), {"experimenter": "Okafor"}),
+    ("the experimenter was Dr. Li Wei", (), {"experimenter": "Dr. Li Wei"}),
+    ("Peter Novak was the experimenter", (), {"experimenter": "Peter Novak"}),
+    (
+        "Prof. Anna Berg is our PI, Karolinska is the institution",
+        (),
+        {"experimenter": "Prof. Anna Berg", "institution": "Karolinska"},
+    ),
+    ("I'm Jane Doe and I recorded this", ASKED_FIRST, {"experimenter": "Jane Doe"}),
+    (
+        "my name is Tomás Ruiz, I'm at the University of Valencia",
+        (),
+        {"experimenter": "Tomás Ruiz", "institution": "the University of Valencia"},
+    ),
+    ("Hi, I'm Dr. Maria Lopez from UCSF", ASKED_FIRST, {"experimenter": "Dr. Maria Lopez", "institution": "UCSF"}),
+    ("Jane Doe here, from UCL", ASKED_FIRST, {"experimenter": "Jane Doe", "institution": "UCL"}),
+    (
+        "Jane Smith and Omar Ali did the recordings at NYU",
+        CRITICAL,
+        {"experimenter": "Jane Smith and Omar Ali", "institution": "NYU"},
+    ),
+    # When the session started.
+    (
+        "Mouse V1 recording, started 2023-11-02 09:15",
+        ASKED_FIRST,
+        {"experiment_description": "Mouse V1 recording", "session_start_time": "2023-11-02 09:15"},
+    ),
+    ("recording started at 2023-11-02 09:15", (), {"session_start_time": "2023-11-02 09:15"}),
+    ("session began 2 Nov 2023 9:15", (), {"session_start_time": "2 Nov 2023 9:15"}),
+    ("start time 2023-11-02T09:15", (), {"session_start_time": "2023-11-02T09:15"}),
+    ("The session started on Nov 2, 2023 at 9:15 am", (), {"session_start_time": "Nov 2, 2023 at 9:15 am"}),
+    ("we started recording at 14:30 on 15 March 2024", (), {"session_start_time": "14:30 on 15 March 2024"}),
+    ("It began on 02.11.2023 at 09:15", ("session_start_time",), {"session_start_time": "02.11.2023 at 09:15"}),
+    # A request or a heading before a colon.
+    (
+        "Please convert this SpikeGLX run: Dr. Grace Hopper, Harvard, mouse V1 recording",
+        ASKED_FIRST,
+        {"experimenter": "Dr. Grace Hopper", "institution": "Harvard", "experiment_description": "mouse V1 recording"},
+    ),
+    (
+        "Convert my Intan data — Dr. Grace Hopper, Harvard, mouse V1 recording",
+        ASKED_FIRST,
+        {"experimenter": "Dr. Grace Hopper", "institution": "Harvard", "experiment_description": "mouse V1 recording"},
+    ),
+    (
+        "Can you convert this Open Ephys session: Jane Smith, MIT, hippocampal recordings",
+        ASKED_FIRST,
+        {"experimenter": "Jane Smith", "institution": "MIT", "experiment_description": "hippocampal recordings"},
+    ),
+    (
+        "Here's the info: Prof. Alan Turing, Manchester University, EEG in humans",
+        ASKED_FIRST,
+        {
+            "experimenter": "Prof. Alan Turing",
+            "institution": "Manchester University",
+            "experiment_description": "EEG in humans",
+        },
+    ),
+    (
+        "Details: Ines Costa, Champalimaud, odor discrimination task",
+        ASKED_FIRST,
+        {
+            "experimenter": "Ines Costa",
+            "institution": "Champalimaud",
+            "experiment_description": "odor discrimination task",
+        },
+    ),
+    # Bulk metadata in odd orders and forms.
+    (
+        "prof. jane smith, mit, v1 recording",
+        CRITICAL,
+        {"experimenter": "prof. jane smith", "institution": "mit", "experiment_description": "v1 recording"},
+    ),
+    (
+        "J. Smith, UCL, visual cortex recordings",
+        CRITICAL,
+        {"experimenter": "J. Smith", "institution": "UCL", "experiment_description": "visual cortex recordings"},
+    ),
+    (
+        "Dr J. Doe, KCL, slice ephys",
+        CRITICAL,
+        {"experimenter": "Dr J. Doe", "institution": "KCL", "experiment_description": "slice ephys"},
+    ),
+    (
+        "V1 recording, MIT, Jane Smith",
+        CRITICAL,
+        {"experiment_description": "V1 recording", "institution": "MIT", "experimenter": "Jane Smith"},
+    ),
+    (
+        "Jane Smith (UCL), V1 imaging",
+        CRITICAL,
+        {"experimenter": "Jane Smith", "institution": "UCL", "experiment_description": "V1 imaging"},
+    ),
+    (
+        "mouse M3, F, P60, C57BL/6J",
+        SUBJECT,
+        {"species": "mouse", "subject_id": "M3", "sex": "F", "age": "P60", "strain": "C57BL/6J"},
+    ),
+    ("f, 8wk, wt", SUBJECT, {"sex": "f", "age": "8wk", "strain": "wt"}),
+    (
+        "male rat, 300g, P90, Long-Evans",
+        SUBJECT,
+        {"sex": "male", "species": "rat", "age": "P90", "strain": "Long-Evans"},
+    ),
+    ("3 months old female mouse", SUBJECT, {"age": "3 months old", "sex": "female", "species": "mouse"}),
+    ("age P60, sex M, species mouse, id m17", (), {"age": "P60", "sex": "M", "species": "mouse", "subject_id": "m17"}),
+    (
+        "animal ID: R-12, species rattus norvegicus, male",
+        (),
+        {"subject_id": "R-12", "species": "rattus norvegicus", "sex": "male"},
+    ),
+    (
+        "born 2023-08-01, female, C57BL/6J",
+        SUBJECT,
+        {"date_of_birth": "2023-08-01", "sex": "female", "strain": "C57BL/6J"},
+    ),
+    ("DOB 01.08.2023", (), {"date_of_birth": "01.08.2023"}),
+    ("Smith lab @ MIT", ("lab", "institution"), {"lab": "Smith lab", "institution": "MIT"}),
+    ("Our institution is EPFL and the lab is the Petersen Lab", (), {"institution": "EPFL", "lab": "the Petersen Lab"}),
+    (
+        "Jane Smith from Stanford, Svoboda lab, recorded on 2024-01-05 10:00",
+        (),
+        {
+            "experimenter": "Jane Smith",
+            "institution": "Stanford",
+            "lab": "Svoboda lab",
+            "session_start_time": "2024-01-05 10:00",
+        },
+    ),
+    ("Experimenters: Smith, J; Lee, B", (), {"experimenter": "Smith, J; Lee, B"}),
+    (
+        "female, 12 weeks old, Ai14 x PV-Cre",
+        SUBJECT,
+        {"sex": "female", "age": "12 weeks old", "strain": "Ai14 x PV-Cre"},
+    ),
+    (
+        "subject id is M-204 and she is a 6 month old female",
+        (),
+        {"subject_id": "M-204", "age": "6 month old", "sex": "female"},
+    ),
+    (
+        "Dr. Ng, NUS, P30 mice",
+        CRITICAL,
+        {"experimenter": "Dr. Ng", "institution": "NUS", "age": "P30", "species": "mice"},
+    ),
+    (
+        "species: Mus musculus; strain: C57BL/6; sex: F; age: P10W",
+        (),
+        {"species": "Mus musculus", "strain": "C57BL/6", "sex": "F", "age": "P10W"},
+    ),
+    ("rec by A. Kumar @ IISc", (), {"experimenter": "A. Kumar", "institution": "IISc"}),
 ]
 
-REALISTIC_SETS = {"first": FIRST_SET, "second": SECOND_SET, "third": THIRD_SET, "fourth": FOURTH_SET}
+CORPUS = FIRST_SET + SECOND_SET + THIRD_SET + FOURTH_SET + FIFTH_SET
+
+# What the rules still get wrong in the sets above (none at present; the four earlier misses, a verb
+# phrase after the institution, ";" inside a labeled list, a count before the names and a
+# parenthesised institution after a description, are read right since the fifth set).
+KNOWN_MISSES: list[str] = []
+
+REALISTIC_SETS = {
+    "first": FIRST_SET,
+    "second": SECOND_SET,
+    "third": THIRD_SET,
+    "fourth": FOURTH_SET,
+    "fifth": FIFTH_SET,
+}
 
 
 def field_accuracy(corpus: list[Answer]) -> tuple[int, int]:

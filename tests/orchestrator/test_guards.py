@@ -68,6 +68,16 @@ def test_an_understood_message_resets_the_count() -> None:
     assert "I didn't understand that" in d.text and d.view.awaiting == Awaiting.REQUIRED_METADATA
 
 
+def test_a_greeting_is_understood_and_resets_the_count() -> None:
+    d = _guarded(max_clarifications=3)
+    d.detected()
+    d.say("hmm")
+    d.say("hmm")
+    d.say("Hi! How do I start?")
+    assert "I didn't understand" not in d.text and d.view.memory.misunderstood == 0
+    assert d.view.awaiting == Awaiting.REQUIRED_METADATA
+
+
 def test_misunderstandings_while_a_plan_waits_offer_the_buttons() -> None:
     d = _guarded(max_clarifications=2)
     d.detected()

@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from conversions.language.rules import parse_message
+from conversions.nwb.detection import SUPPORTED_FORMATS
+from conversions.nwb.fields import FIELDS
 from conversions.orchestrator import policy
 from conversions.orchestrator.state import (
     Awaiting,
@@ -386,6 +388,60 @@ def test_help_says_what_is_needed_now() -> None:
     d.detected()
     d.say("help")
     assert "experimenter" in d.text
+
+
+def test_a_greeting_before_any_upload_says_what_to_upload_for_every_format() -> None:
+    d = Dialogue()
+    step = d.say("Hi, I'd like to convert my data")
+    assert (step.status, step.awaiting, step.actions, step.refused) == (Status.IDLE, None, (), False)
+    assert "Upload the recording to begin" in d.text and "didn't understand" not in d.text
+    for supported in SUPPORTED_FORMATS.values():
+        assert f"• {supported.label}: {supported.needs}" in d.text
+
+
+def test_a_greeting_that_names_a_format_says_what_that_format_needs() -> None:
+    d = Dialogue()
+    d.say("Hello! I want to convert my Open Ephys recordings")
+    listed = [f.label for f in SUPPORTED_FORMATS.values() if f"• {f.label}:" in d.text]
+    assert listed == ["Open Ephys binary", "Open Ephys (legacy format)"]
+
+
+def test_a_greeting_while_details_are_asked_says_which_and_starts_nothing() -> None:
+    d = Dialogue()
+    d.detected()
+    step = d.say("I'd like to convert my data")
+    assert (step.status, step.awaiting, step.actions) == (Status.AWAITING_USER_INPUT, Awaiting.REQUIRED_METADATA, ())
+    assert not step.memory.minimal, "wishing to convert is not “just convert it”"
+    assert "experimenter, institution, experiment description" in d.text
+
+
+@pytest.mark.parametrize("text", ["hello", "how do I start?", "Good morning!"])
+def test_a_greeting_at_the_plan_says_it_waits_for_approval(text: str) -> None:
+    d = Dialogue()
+    d.detected()
+    d.say("Jane Smith, MIT, V1 recording, skip the subject")
+    step = d.say(text)
+    assert (step.status, step.awaiting, step.actions) == (Status.AWAITING_APPROVAL, Awaiting.APPROVAL, ())
+    assert "approve" in d.text
+
+
+def test_a_start_time_given_in_a_sentence_replaces_the_one_from_the_files() -> None:
+    d = Dialogue()
+    d.detected(start="2024-03-15T14:30:00")
+    d.say("Peter Novak recorded it, MIT, mouse V1 recording, started 2023-11-02 09:15")
+    assert d.value("experimenter") == ["Novak, Peter"]
+    assert d.view.metadata["session_start_time"] == FieldValue(value="2023-11-02T09:15:00+01:00", source=Source.USER)
+    assert f"{FIELDS['session_start_time'].label}: 2023-11-02T09:15:00+01:00" in d.text
+    # Detecting the files again (another stream chosen, files re-read) keeps the user's correction.
+    d.send(FilesChanged(added=1, total=5))
+    d.send(
+        FormatDetected(
+            files_version=d.view.memory.files_version,
+            recording=RECORDING,
+            file_metadata={"session_start_time": "2024-03-15T14:30:00"},
+        )
+    )
+    assert d.view.metadata["session_start_time"].value == "2023-11-02T09:15:00+01:00"
 
 
 def test_uploads_while_converting_are_refused() -> None:

@@ -208,6 +208,8 @@ EVENTS: dict[str, Callable[[SessionView], Event]] = {
     "says-cancel": _says("cancel"),
     "says-status": _says("what's the status?"),
     "says-help": _says("help"),
+    "says-hello": _says("Hi, I'd like to convert my data"),
+    "says-hello-naming-a-format": _says("Hi! I'd like to convert my SpikeGLX recording."),
     "says-preview": _says("preview"),
     "says-stream-choice": _says("only the AP band"),
     "says-accept-as-is": _says("accept as is"),
@@ -346,6 +348,9 @@ TABLE: dict[str, dict[str, Outcome]] = {
     "says-cancel": CANCEL_ROW,
     "says-status": row(STAYS),
     "says-help": row(STAYS),
+    # A greeting is answered with where things stand; at the format question, a format it names is the choice.
+    "says-hello": row(STAYS),
+    "says-hello-naming-a-format": row(STAYS, format_selection=DETECTS),
     "says-preview": PREVIEW_ROW,
     "says-stream-choice": row(
         PLAN, **each(NO_RECORDING, STAYS), required_metadata=ASKS, **each(CONVERTING_OR_VALIDATING, REFUSED)

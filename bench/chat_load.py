@@ -337,7 +337,10 @@ def main() -> None:
         "--pause", type=float, default=0.0, help="mean seconds a user waits after a reply before the next message (0)"
     )
     parser.add_argument(
-        "--web-processes", type=int, default=1, help="uvicorn worker processes, production mode only (default 1)"
+        "--web-processes",
+        type=int,
+        default=None,
+        help="uvicorn worker processes, production mode only (default: one per core, as `make run` serves)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the folder, and in production the bench users")
     parser.add_argument(_CHILD_OPTION, help=argparse.SUPPRESS)
@@ -349,8 +352,10 @@ def main() -> None:
     production = bool(os.environ.get("DATABASE_URL") or os.environ.get("REDIS_URL"))
     if production and not (os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL")):
         raise SystemExit("Set both DATABASE_URL and REDIS_URL (production mode), or neither (embedded mode).")
-    if args.web_processes != 1 and not production:
+    if args.web_processes not in (None, 1) and not production:
         raise SystemExit("The embedded mode runs one process (its worker and channel layer live in it).")
+    if args.web_processes is None:
+        args.web_processes = len(os.sched_getaffinity(0)) if production else 1
     from dialogues import code_revision
 
     with work_folder("chat-load", keep=args.keep) as folder:

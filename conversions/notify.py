@@ -6,13 +6,19 @@ that reconnects catches up from the database.
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import logging
+import os
+import queue
+import threading
 import uuid
 from collections.abc import Sequence
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 
 logger = logging.getLogger(__name__)
 
@@ -28,20 +34,90 @@ def publish(session_id: uuid.UUID | str, event: dict[str, Any]) -> None:
 
 def publish_all(session_id: uuid.UUID | str, events: Sequence[dict[str, Any]]) -> None:
     """Send several events in order, crossing into the event loop once (each crossing costs a few
-    milliseconds, which a chat turn with three events would pay three times)."""
-    layer = get_channel_layer()
-    if layer is None or not events:
+    milliseconds, which a chat turn with three events would pay three times).
+
+    With NOTIFY_IN_BACKGROUND (the production mode) the events are handed to this process's
+    publisher thread and the caller goes on at once: a chat turn does not wait for Redis. Events of
+    one process keep their order. In the embedded mode they are sent before returning: the
+    in-memory layer lives on the server's own event loop.
+    """
+    if not events:
         return
     group = group_name(session_id)
-
-    async def send() -> None:
-        for event in events:
-            await layer.group_send(group, {"type": "session.event", "event": event})
-
+    if getattr(settings, "NOTIFY_IN_BACKGROUND", False):
+        _publisher().submit(group, list(events))
+        return
+    layer = get_channel_layer()
+    if layer is None:
+        return
     try:
-        async_to_sync(send)()
+        async_to_sync(_send)(layer, group, events)
     except Exception:
-        # A notification lost is caught up from the database on the next page load; never let it
-        # fail the transition that caused it.
-        kinds = ", ".join(str(event.get("type")) for event in events)
-        logger.warning("could not publish %s for session %s", kinds, session_id, exc_info=True)
+        _log_lost(group, events)
+
+
+async def _send(layer: Any, group: str, events: Sequence[dict[str, Any]]) -> None:
+    for event in events:
+        await layer.group_send(group, {"type": "session.event", "event": event})
+
+
+def _log_lost(group: str, events: Sequence[dict[str, Any]]) -> None:
+    # A notification lost is caught up from the database on the next page load; never let it fail
+    # the transition that caused it.
+    kinds = ", ".join(str(event.get("type")) for event in events)
+    logger.warning("could not publish %s to %s", kinds, group, exc_info=True)
+
+
+class _Publisher:
+    """One daemon thread with an event loop of its own, sending queued events in order.
+
+    The loop lives as long as the thread, so the channel layer's connections (bound to a loop) are
+    made once, not per event.
+    """
+
+    _STOP = object()
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="nwbportal-notify", daemon=True)
+        self._thread.start()
+
+    def submit(self, group: str, events: list[dict[str, Any]]) -> None:
+        self._queue.put((group, events))
+
+    def stop(self, timeout_s: float) -> None:
+        """Send what is queued, then stop (at exit: a short wait, never a hang)."""
+        self._queue.put(self._STOP)
+        self._thread.join(timeout_s)
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        layer = get_channel_layer()
+        while True:
+            item = self._queue.get()
+            if item is self._STOP:
+                break
+            group, events = item
+            if layer is None:
+                continue
+            try:
+                loop.run_until_complete(_send(layer, group, events))
+            except Exception:
+                _log_lost(group, events)
+        loop.close()
+
+
+_publisher_lock = threading.Lock()
+_current: _Publisher | None = None
+
+
+def _publisher() -> _Publisher:
+    """This process's publisher, started on first use (and again in a forked worker process)."""
+    global _current
+    with _publisher_lock:
+        if _current is None or _current.pid != os.getpid():
+            _current = _Publisher()
+            atexit.register(_current.stop, 2.0)
+        return _current

@@ -19,10 +19,10 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from conversions import notify
+from conversions import notify, registry
 from conversions.errors import BadRequest, Conflict, NotFound, StorageProblem
 from conversions.language import llm
-from conversions.language.rules import ParsedMessage, parse_message
+from conversions.language.rules import Intent, ParsedMessage, parse_message
 from conversions.models import (
     AuditEvent,
     ChatMessage,
@@ -35,6 +35,8 @@ from conversions.models import (
     Preview,
     SourceFile,
 )
+from conversions.nwb.fields import FIELDS
+from conversions.nwb.normalizers import normalize_field
 from conversions.orchestrator import policy
 from conversions.orchestrator.state import (
     CancelJobs,
@@ -116,10 +118,18 @@ def create_session(*, user: AbstractBaseUser, lab_id: int | None = None, title: 
         session = ConversionSession.objects.create(
             owner=user, lab=lab, title=title.strip()[:200], timezone=lab.timezone, state=Memory().model_dump()
         )
-        if lab.institution:
-            MetadataField.objects.create(
-                session=session, name="institution", value=lab.institution, source=Source.LAB_DEFAULT
-            )
+        defaults = {
+            "institution": lab.institution,
+            "lab": lab.lab_name,
+            "keywords": lab.keywords,
+            # Of several experimenters, which one recorded this session is asked, never guessed.
+            "experimenter": lab.experimenters if len(lab.experimenters) == 1 else [],
+        }
+        MetadataField.objects.bulk_create(
+            MetadataField(session=session, name=name, value=value, source=Source.LAB_DEFAULT)
+            for name, value in defaults.items()
+            if value
+        )
         ChatMessage.objects.create(
             session=session,
             role=ChatMessage.Role.ASSISTANT,
@@ -228,6 +238,41 @@ def remove_file(*, session: ConversionSession, user: AbstractBaseUser, relative_
     )
 
 
+def register_placed_files(
+    *, session: ConversionSession, user: AbstractBaseUser, relative_paths: Sequence[str], how: str
+) -> list[SourceFile]:
+    """Files already written into the session's source folder by other means (received in pieces,
+    copied from the lab's storage) become part of the upload with their size on disk, and the
+    recording is looked at again, once for all of them, as after add_files. `how` is recorded in
+    the audit trail."""
+    if session.status in CONVERSION_STATUSES:
+        raise Conflict("A conversion is running on this session's files; wait for it or cancel it, then upload.")
+    root = session.source_directory
+    stored: list[SourceFile] = []
+    for raw in relative_paths:
+        relative = clean_relative_path(raw)
+        try:
+            size = root.joinpath(*relative.parts).stat().st_size
+        except OSError as exc:
+            raise StorageProblem(
+                f"The server could not find {relative.name} where it was stored ({exc.strerror or 'storage error'}); "
+                "send it again or tell the portal's admins."
+            ) from exc
+        source_file, _ = SourceFile.objects.update_or_create(
+            session=session, relative_path=relative.as_posix(), defaults={"size_bytes": size}
+        )
+        stored.append(source_file)
+    files = [f.relative_path for f in stored]
+    _dispatch(
+        session.id,
+        FilesChanged(added=len(stored), total=session.files.count()),
+        session_updates=_FORGET_DETECTION,
+        actor=user,
+        audit=("files_added", {"files": files, "bytes": sum(f.size_bytes for f in stored), "how": how}),
+    )
+    return stored
+
+
 # --- conversation ---------------------------------------------------------------------------------
 
 
@@ -255,10 +300,9 @@ def post_message(*, session: ConversionSession, user: AbstractBaseUser, text: st
         if reading is not None:
             parsed, llm_fields = llm.merge(parsed, reading, asking_for=memory.asking_for)
     event = UserMessage(text=text, parsed=parsed, llm_fields=llm_fields)
-    step, replies = _dispatch(session.id, event, actor=user, user_text=text)
+    step, replies, session = _apply(session.id, event, actor=user, user_text=text)
     if step.refused and not text:
         raise BadRequest(step.replies[0].text if step.replies else "That message was empty.")
-    session = ConversionSession.objects.select_related("owner", "lab").get(id=session.id)
     return Turn(replies=replies, session=session)
 
 
@@ -274,14 +318,10 @@ def _llm_reading(session: ConversionSession, text: str, *, asking_for: Sequence[
     Every attempt is recorded (LlmCall). The session's row is locked only while the call is claimed
     against the budget, never during the call itself.
     """
-    model = settings.LLM_MODEL
-    with transaction.atomic():
-        ConversionSession.objects.select_for_update().get(id=session.id)
-        used = LlmCall.objects.filter(session_id=session.id).exclude(outcome=LlmCall.Outcome.REFUSED_BY_BUDGET).count()
-        if used >= settings.LLM_CALLS_PER_SESSION:
-            LlmCall.objects.create(session_id=session.id, model=model, outcome=LlmCall.Outcome.REFUSED_BY_BUDGET)
-            return None
-        call = LlmCall.objects.create(session_id=session.id, model=model, outcome=LlmCall.Outcome.PENDING)
+    call = claim_llm_call(session.id, LlmCall.Purpose.UNDERSTAND)
+    if call is None:
+        return None
+    model = call.model
     # Bounded in what is sent; the database keeps the whole conversation.
     limit = settings.LLM_HISTORY_MESSAGES
     recent = ChatMessage.objects.filter(session_id=session.id).order_by("-created", "-id")[:limit]
@@ -305,11 +345,67 @@ def _llm_reading(session: ConversionSession, text: str, *, asking_for: Sequence[
     return result.parsed if result.outcome == llm.Outcome.OK else None
 
 
+def claim_llm_call(session_id: uuid.UUID, purpose: LlmCall.Purpose) -> LlmCall | None:
+    """A pending LlmCall counted against the session's LLM_CALLS_PER_SESSION (shared by every
+    purpose), or None, recorded as refused, when the budget is used up. The session's row is locked
+    only while the call is claimed, never during the call itself."""
+    model = settings.LLM_MODEL
+    with transaction.atomic():
+        ConversionSession.objects.select_for_update().get(id=session_id)
+        used = LlmCall.objects.filter(session_id=session_id).exclude(outcome=LlmCall.Outcome.REFUSED_BY_BUDGET).count()
+        if used >= settings.LLM_CALLS_PER_SESSION:
+            LlmCall.objects.create(
+                session_id=session_id, purpose=purpose, model=model, outcome=LlmCall.Outcome.REFUSED_BY_BUDGET
+            )
+            return None
+        return LlmCall.objects.create(
+            session_id=session_id, purpose=purpose, model=model, outcome=LlmCall.Outcome.PENDING
+        )
+
+
 def perform_action(*, session: ConversionSession, user: AbstractBaseUser, action: str, value: Any = None) -> Turn:
     event = UserAction(action=action, value=value)  # type: ignore[arg-type]
-    step, replies = _dispatch(session.id, event, actor=user, audit=("action", {"action": action}))
+    step, replies, session = _apply(session.id, event, actor=user, audit=("action", {"action": action}))
     if step.refused:
         raise Conflict(step.replies[0].text if step.replies else "That can't be done now.")
+    return Turn(replies=replies, session=session)
+
+
+def edit_field(*, session: ConversionSession, user: AbstractBaseUser, name: str, value: Any) -> Turn:
+    """A value typed into the page's metadata panel. It reaches the orchestrator as the user's own
+    correction in the chat ("Set the institution to “Stanford”."), so the chat and the panel never
+    disagree and the orchestrator decides what follows (a new plan, a new attempt...)."""
+    spec = FIELDS.get(name)
+    if spec is None:
+        known = ", ".join(f.label for f in FIELDS.values())
+        raise BadRequest(f"“{name}” is not a metadata field the portal knows. The fields are: {known}.")
+    raw = "; ".join(str(v) for v in value) if isinstance(value, list) else "" if value is None else str(value)
+    raw = raw.strip()
+    if len(raw) > MAX_MESSAGE_CHARS:
+        raise BadRequest(f"That value is too long ({len(raw)} characters; at most {MAX_MESSAGE_CHARS}).")
+    try:
+        # The orchestrator normalises it again; checked here so a value it could not use is refused
+        # before it enters the conversation, and the panel keeps what was typed.
+        normalize_field(name, raw, timezone=session.timezone)
+    except ValueError as exc:
+        raise BadRequest(str(exc)) from None
+    text = f"Set the {spec.label} to “{raw}”."
+    parsed = ParsedMessage(
+        intents=frozenset({Intent.PROVIDE_METADATA}),
+        fields={name: raw},
+        skipped=frozenset(),
+        format_choice=None,
+        corrections=frozenset({name}),
+    )
+    step, replies = _dispatch(
+        session.id,
+        UserMessage(text=text, parsed=parsed),
+        actor=user,
+        user_text=text,
+        audit=("field_edited", {"field": name}),
+    )
+    if step.refused:
+        raise Conflict(step.replies[0].text if step.replies else "That value can't be changed now.")
     session = ConversionSession.objects.select_related("owner", "lab").get(id=session.id)
     return Turn(replies=replies, session=session)
 
@@ -359,6 +455,20 @@ def view_of(session: ConversionSession) -> SessionView:
     )
 
 
+def _with_registry(view: SessionView, session: ConversionSession, event: Event) -> SessionView:
+    """The view with the lab's registry entry for a subject id the user names in this message (one
+    query, only then), so the orchestrator can fill the subject's fields from it."""
+    raw = event.parsed.fields.get("subject_id") if isinstance(event, UserMessage) else None
+    if not raw:
+        return view
+    try:
+        subject_id = str(normalize_field("subject_id", raw, timezone=view.timezone))
+    except ValueError:
+        return view
+    facts = registry.subject_facts(session.lab, subject_id) or registry.subject_facts(session.lab, raw)
+    return view.model_copy(update={"registry": {subject_id.casefold(): facts}}) if facts else view
+
+
 def recording_summary(detection: dict[str, Any] | None) -> RecordingSummary | None:
     """The orchestrator's view of a stored detection (conversions.nwb.detection.Detection.to_json())."""
     if not detection:
@@ -398,11 +508,30 @@ def _dispatch(
     session_updates: dict[str, Any] | None = None,
 ) -> tuple[Step, list[ChatMessage]]:
     """Apply one event: the orchestrator's step, and `session_updates` with it unless it is refused."""
+    step, replies, _ = _apply(
+        session_id, event, actor=actor, user_text=user_text, audit=audit, session_updates=session_updates
+    )
+    return step, replies
+
+
+def _apply(
+    session_id: uuid.UUID | str,
+    event: Event,
+    *,
+    actor: AbstractBaseUser | None = None,
+    user_text: str | None = None,
+    audit: tuple[str, dict[str, Any]] | None = None,
+    session_updates: dict[str, Any] | None = None,
+) -> tuple[Step, list[ChatMessage], ConversionSession]:
+    """`_dispatch`, also returning the session as it stands after the step (owner and lab loaded),
+    so a chat turn answers without reading the row again."""
     with transaction.atomic():
-        session = ConversionSession.objects.select_for_update().get(id=session_id)
-        step = policy.handle(view_of(session), event)
+        session = (
+            ConversionSession.objects.select_for_update(of=("self",)).select_related("owner", "lab").get(id=session_id)
+        )
+        step = policy.handle(_with_registry(view_of(session), session, event), event)
         if step.refused and not user_text:
-            return step, []
+            return step, [], session
         new_messages: list[ChatMessage] = []
         if user_text:
             new_messages.append(ChatMessage.objects.create(session=session, role=ChatMessage.Role.USER, text=user_text))
@@ -415,7 +544,7 @@ def _dispatch(
         ]
         new_messages += replies
         if step.refused:
-            return step, replies
+            return step, replies, session
         if step.metadata_updates:
             # One statement for all the values of a step (an answer often gives seven at once).
             now = timezone.now()
@@ -454,7 +583,7 @@ def _dispatch(
         }
         message_events = [{"type": "message", "message": message_payload(m)} for m in new_messages]
         transaction.on_commit(lambda: notify.publish_all(session_id, [*message_events, status_event]))
-    return step, replies
+    return step, replies, session
 
 
 def _carry_out(session: ConversionSession, action: Any) -> None:
@@ -489,6 +618,12 @@ def _carry_out(session: ConversionSession, action: Any) -> None:
             session.review_since = session.review_since or timezone.now()
             session.save(update_fields=["needs_review", "review_reason", "review_since"])
             _audit(session, None, "flagged_for_review", {"reason": reason})
+            if session.review_notified_at is None:
+                # Staff are emailed once per entry into the review queue, after the flag is committed.
+                from conversions import review_queue
+
+                flagged_id = session.id
+                transaction.on_commit(lambda: review_queue.notify_staff(flagged_id))
         case _:
             raise TypeError(f"unknown action {action!r}")
 

@@ -32,7 +32,8 @@ fi
 case "$command" in
   web)
     python manage.py migrate --noinput
-    exec uvicorn nwbportal.asgi:application --host 0.0.0.0 --port 8000 --proxy-headers "$@"
+    exec uvicorn nwbportal.asgi:application --host 0.0.0.0 --port 8000 --proxy-headers \
+      --workers "${WEB_CONCURRENCY:-$(nproc)}" "$@"
     ;;
   worker)
     wait_for_schema

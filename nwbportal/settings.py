@@ -153,6 +153,10 @@ DATA_UPLOAD_MAX_NUMBER_FILES = env.int("UPLOAD_MAX_FILES", default=2000)
 # Each file of a folder upload comes with its relative path as a form field.
 DATA_UPLOAD_MAX_NUMBER_FIELDS = DATA_UPLOAD_MAX_NUMBER_FILES + 100
 FILE_UPLOAD_TEMP_DIR = env.str("FILE_UPLOAD_TEMP_DIR", default=None)
+# Uploads in pieces (resumable): the largest piece one request carries, and how many entries a
+# folder of the lab's server storage lists at most.
+UPLOAD_PIECE_BYTES = env.int("UPLOAD_PIECE_BYTES", default=8 * 1024 * 1024)
+STORAGE_BROWSE_MAX_ENTRIES = env.int("STORAGE_BROWSE_MAX_ENTRIES", default=500)
 
 # Celery. The database, not a result backend, is the source of truth for jobs.
 CONVERSION_SOFT_TIME_LIMIT = env.int("CONVERSION_SOFT_TIME_LIMIT", default=6 * 3600)
@@ -179,6 +183,8 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
     "recover-stalled-jobs": {"task": "conversions.tasks.recover_stalled_jobs", "schedule": 60.0},
     "close-idle-sessions": {"task": "conversions.tasks.close_idle_sessions", "schedule": 600.0},
+    # Sessions that entered the admin review queue by themselves (failing, stuck): staff are emailed.
+    "sweep-review-queue": {"task": "conversions.tasks.sweep_review_queue", "schedule": 300.0},
 }
 if EMBEDDED:
     CELERY_BROKER_URL = "memory://localhost/"
@@ -194,6 +200,32 @@ if EMBEDDED:
     CHANNEL_LAYERS = {"default": {"BACKEND": "nwbportal.embedded.ThreadSafeInMemoryChannelLayer"}}
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+
+# Email: staff are told when a session needs a human. The embedded mode prints mail to the console.
+EMAIL_BACKEND = env.str(
+    "EMAIL_BACKEND",
+    default=f"django.core.mail.backends.{'console' if EMBEDDED else 'smtp'}.EmailBackend",
+)
+EMAIL_HOST = env.str("EMAIL_HOST", default="localhost")
+EMAIL_PORT = env.int("EMAIL_PORT", default=25)
+EMAIL_HOST_USER = env.str("EMAIL_HOST_USER", default="")
+EMAIL_HOST_PASSWORD = env.str("EMAIL_HOST_PASSWORD", default="")
+EMAIL_USE_TLS = env.bool("EMAIL_USE_TLS", default=False)
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="nwbportal@localhost")
+# The portal's address as users reach it, for links in emails (e.g. https://nwb.example.org).
+PORTAL_URL = env.str("PORTAL_URL", default="http://127.0.0.1:8000" if EMBEDDED else "")
+
+# The admin review queue: when a session counts as failing, or its job as stuck (conversions/review_queue.py).
+REVIEW_FAILED_ATTEMPTS = env.int("REVIEW_FAILED_ATTEMPTS", default=2)
+REVIEW_QUEUED_SECONDS = env.int("REVIEW_QUEUED_SECONDS", default=1800)
+REVIEW_STALE_HEARTBEAT_SECONDS = env.int("REVIEW_STALE_HEARTBEAT_SECONDS", default=3 * JOB_STALL_SECONDS)
+REVIEW_RUNNING_GRACE_SECONDS = env.int("REVIEW_RUNNING_GRACE_SECONDS", default=3600)
+REVIEW_RUNNING_FACTOR = env.float("REVIEW_RUNNING_FACTOR", default=3.0)
+REVIEW_CONVERSION_BYTES_PER_SECOND = env.int("REVIEW_CONVERSION_BYTES_PER_SECOND", default=5_000_000)
+
+# Live events go out from a background thread in the production mode, so a chat turn does not wait
+# for Redis; the embedded in-memory layer is served by the server's own loop and is sent in line.
+NOTIFY_IN_BACKGROUND = not EMBEDDED
 
 # Whether the web process starts a Celery worker thread (embedded mode only; tests turn it off and
 # run their own).

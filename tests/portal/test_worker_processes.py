@@ -202,3 +202,38 @@ def test_a_worker_killed_mid_conversion_does_not_leave_the_session_stuck(
     assert body["status"] != "failed", body["messages"][-1]["text"]
     assert attempt.state == "succeeded" and attempt.deliveries == 2
     assert not list(Path(attempt.output_path).parent.glob(".*partial")), "the partial file was cleaned up"
+
+
+async def test_chat_events_reach_the_websocket_in_order_from_the_publisher_thread(
+    live_world: World, production_services: None
+) -> None:
+    """In the production mode a turn hands its events to a background publisher and answers at
+    once; every event still arrives, in the order the turns happened."""
+    from asgiref.sync import sync_to_async
+
+    from nwbportal.asgi import application
+
+    assert settings.NOTIFY_IN_BACKGROUND
+    client = live_world.client("ada")
+    session_id = (await sync_to_async(client.post)("/api/sessions", {}, content_type="application/json")).json()["id"]
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/sessions/{session_id}/?after=999999999",
+        headers=[(b"authorization", f"Token {live_world.tokens['ada']}".encode())],
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    sent: list[int] = []
+    for text in ["where are we?", "what do you need?", "Jane Smith, MIT", "where are we?", "help"]:
+        turn = await sync_to_async(client.post)(
+            f"/api/sessions/{session_id}/messages", {"text": text}, content_type="application/json"
+        )
+        assert turn.status_code == 200
+        sent += [m["id"] for m in turn.json()["session"]["messages"] if m["id"] not in sent]
+    received: list[int] = []
+    while len(received) < len(sent) - 1:  # all but the greeting, sent before the page connected
+        event = await communicator.receive_json_from(timeout=30)
+        if event["type"] == "message":
+            received.append(event["message"]["id"])
+    await communicator.disconnect()
+    assert received == sent[1:]

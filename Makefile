@@ -5,7 +5,7 @@ VENV := .venv
 PORT ?= 8000
 BIN := $(VENV)/bin
 
-.PHONY: run test worker beat clean
+.PHONY: run test chromium worker beat clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "nwbportal needs Python 3.11, found " + sys.version'
@@ -21,13 +21,19 @@ $(VENV)/.dev: requirements.txt requirements-dev.txt $(VENV)/.runtime
 	touch $@
 
 # Embedded by default (SQLite, in-process worker, in-memory channel layer); with DATABASE_URL and
-# REDIS_URL set it serves the production mode and expects `make worker` processes beside it.
+# REDIS_URL set it serves the production mode with one web process per core (WEB_CONCURRENCY to
+# change it: sync views share one thread per process) and expects `make worker` processes beside it.
 run: $(VENV)/.runtime
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	@if [ -z "$$DATABASE_URL$$REDIS_URL" ]; then $(BIN)/python manage.py demo_account; fi
 	@echo "Serving on http://127.0.0.1:$(PORT)/"
-	$(BIN)/uvicorn nwbportal.asgi:application --host 127.0.0.1 --port $(PORT) --no-access-log
+	@if [ -z "$$DATABASE_URL$$REDIS_URL" ]; then \
+	  exec $(BIN)/uvicorn nwbportal.asgi:application --host 127.0.0.1 --port $(PORT) --no-access-log; \
+	else \
+	  exec $(BIN)/uvicorn nwbportal.asgi:application --host 127.0.0.1 --port $(PORT) --no-access-log \
+	    --workers $${WEB_CONCURRENCY:-$$(nproc)}; \
+	fi
 
 # Production mode only: conversion workers (run several), and one scheduler for job recovery.
 worker: $(VENV)/.runtime
@@ -39,7 +45,16 @@ beat: $(VENV)/.runtime
 	mkdir -p var
 	$(BIN)/celery -A nwbportal beat --loglevel INFO --schedule var/celerybeat-schedule
 
-test: $(VENV)/.dev
+# The browser tests drive Debian's Chromium (never a browser Playwright downloads). Installed here
+# when missing and we may (root with apt-get); otherwise those tests skip and say why (a failure on CI).
+chromium:
+	@if [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "Installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
+	    || echo "Could not install chromium: the browser tests will be skipped"; \
+	fi
+
+test: $(VENV)/.dev chromium
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/ruff check .
 	$(BIN)/pytest $(PYTEST_ARGS)

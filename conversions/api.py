@@ -3,20 +3,36 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from asgiref.sync import sync_to_async
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import FileResponse, HttpRequest, HttpResponse
 from django.urls import reverse
-from ninja import File, Form, NinjaAPI, Schema, Status
+from ninja import Field, File, Form, NinjaAPI, Query, Schema, Status
 from ninja.files import UploadedFile
 from ninja.security import SessionAuth
 
 from conversions import services
 from conversions.errors import NotFound, PortalError
-from conversions.models import ApiToken, ConversionAttempt, ConversionSession, Preview
+from conversions.models import ApiToken, ConversionAttempt, ConversionSession, Preview, SourceFile
+from conversions.orchestrator.state import RUNNING_STATUSES
 from conversions.orchestrator.state import Status as SessionStatus
+
+
+class FileDownload(FileResponse):
+    """A file sent in blocks under ASGI too. Django's ASGI handler would read a plain FileResponse
+    whole into memory first (it cannot iterate a file asynchronously); an NWB file can be many GB."""
+
+    block_size = 1024 * 1024
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        read = sync_to_async(self.file_to_stream.read, thread_sensitive=False)
+        while chunk := await read(self.block_size):
+            yield chunk
 
 
 class TokenAuth:
@@ -178,6 +194,49 @@ class ErrorOut(Schema):
     detail: str
 
 
+# What each status filter of a session list shows (the dashboard's and GET /api/sessions'). "failed"
+# also shows sessions stuck in the admins' review queue, whatever their status.
+STATUS_GROUPS: dict[str, frozenset[str]] = {
+    "needs_answer": frozenset({SessionStatus.IDLE, SessionStatus.AWAITING_USER_INPUT, SessionStatus.AWAITING_APPROVAL}),
+    "running": RUNNING_STATUSES,
+    "done": frozenset({SessionStatus.COMPLETED, SessionStatus.COMPLETED_WITH_ISSUES}),
+    "failed": frozenset({SessionStatus.FAILED}),
+    "cancelled": frozenset({SessionStatus.CANCELLED}),
+}
+StatusGroup = Literal["all", "needs_answer", "running", "done", "failed", "cancelled"]
+
+
+class SessionFilters(Schema):
+    """Which of the sessions a user may see to list."""
+
+    status: StatusGroup = Field(
+        "all",
+        description="needs_answer (waiting for files, an answer or an approval), running, done, "
+        "failed (or stuck in the admins' review queue), cancelled, or all",
+    )
+    lab: int | None = Field(None, description="Only this lab's sessions (a lab id)")
+    q: str = Field("", max_length=200, description="Words that must each be in the title or in a file's name")
+
+    @staticmethod
+    def status_condition(group: str) -> Q:
+        """The sessions a status filter shows."""
+        if group == "all":
+            return Q()
+        if group == "failed":
+            return Q(status__in=STATUS_GROUPS["failed"]) | Q(needs_review=True)
+        return Q(status__in=STATUS_GROUPS[group])
+
+    def apply(self, sessions: QuerySet[ConversionSession]) -> QuerySet[ConversionSession]:
+        sessions = sessions.filter(self.status_condition(self.status))
+        if self.lab is not None:
+            sessions = sessions.filter(lab_id=self.lab)
+        # Exists, not a join on the files, so a session with many matching files is listed once.
+        for word in self.q.split():
+            named = SourceFile.objects.filter(session=OuterRef("pk"), relative_path__icontains=word)
+            sessions = sessions.filter(Q(title__icontains=word) | Exists(named))
+        return sessions
+
+
 # --- serialisation --------------------------------------------------------------------------------
 
 
@@ -305,8 +364,8 @@ def create_session(request: HttpRequest, payload: SessionIn | None = None) -> St
 
 
 @api.get("/sessions", response=list[SessionSummaryOut], url_name="sessions_list")
-def list_sessions(request: HttpRequest) -> list[dict[str, Any]]:
-    return [_summary(s) for s in services.sessions_visible_to(request.user)]
+def list_sessions(request: HttpRequest, filters: Query[SessionFilters]) -> list[dict[str, Any]]:
+    return [_summary(s) for s in filters.apply(services.sessions_visible_to(request.user))]
 
 
 @api.get("/sessions/{session_id}", response={200: SessionOut, 404: ErrorOut}, url_name="session_detail")
@@ -374,7 +433,7 @@ def download_output(request: HttpRequest, session_id: uuid.UUID, attempt: int | 
     if chosen is None or not Path(chosen.output_path).is_file():
         raise NotFound("There is no NWB file to download yet: it appears once a conversion has finished.")
     path = Path(chosen.output_path)
-    return FileResponse(path.open("rb"), as_attachment=True, filename=path.name, content_type="application/x-hdf5")
+    return FileDownload(path.open("rb"), as_attachment=True, filename=path.name, content_type="application/x-hdf5")
 
 
 @api.get("/sessions/{session_id}/previews/{number}/file", response={404: ErrorOut}, url_name="session_preview")
@@ -385,7 +444,7 @@ def download_preview(request: HttpRequest, session_id: uuid.UUID, number: int) -
     if preview is None or not Path(preview.output_path).is_file():
         raise NotFound("There is no such preview: ask for one with “preview”, then download it once it is ready.")
     path = Path(preview.output_path)
-    return FileResponse(path.open("rb"), as_attachment=True, filename=path.name, content_type="application/x-hdf5")
+    return FileDownload(path.open("rb"), as_attachment=True, filename=path.name, content_type="application/x-hdf5")
 
 
 # --- the other parts of the API, each in its own module ----------------------------------------------

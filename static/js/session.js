@@ -828,6 +828,17 @@
   // The upload part refreshes the page's view of the session after its own uploads.
   window.nwbportalRefresh = refresh;
 
+  // The two columns fill the screen below the header (portal.css reads --session-top), whatever
+  // the header's height once the title, steps and notes have wrapped.
+  const sessionHead = document.querySelector(".session-head");
+  function measureHeader() {
+    if (!sessionHead) return;
+    const bottom = sessionHead.getBoundingClientRect().bottom + window.scrollY;
+    document.documentElement.style.setProperty("--session-top", `${Math.ceil(bottom)}px`);
+  }
+  window.addEventListener("resize", measureHeader);
+  if (window.ResizeObserver && sessionHead) new ResizeObserver(measureHeader).observe(sessionHead);
+
   function start() {
     messageBox.dataset.placeholder = messageBox.placeholder;
     measureHeader();

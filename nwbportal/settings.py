@@ -199,7 +199,15 @@ else:
 if EMBEDDED:
     CHANNEL_LAYERS = {"default": {"BACKEND": "nwbportal.embedded.ThreadSafeInMemoryChannelLayer"}}
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+    # redis-py 8 reads with a 5 s socket timeout by default, which cuts the layer's blocking 5 s
+    # BZPOPMIN short: every idle websocket would be torn down every few seconds. A longer timeout
+    # still notices a Redis that went away.
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30, "socket_connect_timeout": 5}]},
+        }
+    }
 
 # Email: staff are told when a session needs a human. The embedded mode prints mail to the console.
 EMAIL_BACKEND = env.str(

@@ -69,6 +69,8 @@ def _start(page: Page, title: str) -> str:
     page.locator(DASHBOARD["title"]).fill(title)
     page.locator(DASHBOARD["start"]).click()
     expect(page).to_have_url(re.compile(r"/sessions/[0-9a-f-]{36}/$"))
+    # The URL changes before the page's scripts run; files chosen before then would go unnoticed.
+    page.wait_for_load_state("load")
     return page.url.rstrip("/").rsplit("/", 1)[-1]
 
 

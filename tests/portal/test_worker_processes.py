@@ -237,3 +237,35 @@ async def test_chat_events_reach_the_websocket_in_order_from_the_publisher_threa
             received.append(event["message"]["id"])
     await communicator.disconnect()
     assert received == sent[1:]
+
+
+async def test_an_idle_websocket_stays_connected_past_the_redis_read_timeout(
+    live_world: World, production_services: None
+) -> None:
+    """The layer's blocking read lasts 5 s; a page that hears nothing for longer keeps its
+    connection and still gets the next event (redis-py 8 would cut it at 5 s by default)."""
+    import asyncio
+
+    from asgiref.sync import sync_to_async
+
+    from nwbportal.asgi import application
+
+    client = live_world.client("ada")
+    session_id = (await sync_to_async(client.post)("/api/sessions", {}, content_type="application/json")).json()["id"]
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/sessions/{session_id}/?after=999999999",
+        headers=[(b"authorization", f"Token {live_world.tokens['ada']}".encode())],
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    while not await communicator.receive_nothing(timeout=0.5):
+        await communicator.receive_output()  # what the page is told on connecting
+    await asyncio.sleep(8)  # nothing happens: longer than one blocking read of the layer
+    assert await communicator.receive_nothing(timeout=0.1), await communicator.receive_output()
+    turn = await sync_to_async(client.post)(
+        f"/api/sessions/{session_id}/messages", {"text": "where are we?"}, content_type="application/json"
+    )
+    event = await communicator.receive_json_from(timeout=30)
+    assert event["type"] == "message" and event["message"]["id"] == turn.json()["replies"][0]["id"] - 1
+    await communicator.disconnect()

@@ -2,8 +2,9 @@
 
 The file is written under a hidden temporary name next to the destination and moved into place
 only once complete, so a crash or a cancel never leaves a half-written `.nwb` where the app looks
-for results. For recordings, progress is reported from inside neuroconv's chunked writer, which is
-also where a cancel request takes effect; formats written in one piece (`SupportedFormat.progress`
+for results. Recordings are written by `fastwrite` (compressed in parallel, see there) or, on
+request, by neuroconv's chunked writer; either reports progress chunk by chunk, which is also where
+a cancel request takes effect; formats written in one piece (`SupportedFormat.progress`
 "whole": patch clamp, sorted units) go from 0 to 100 around the write, and a cancel takes effect
 just before and just after it.
 
@@ -33,6 +34,7 @@ from tqdm import tqdm
 from .autofix import AppliedFix
 from .detection import Detection, Stream, SupportedFormat, format_handler
 from .errors import ConversionCancelled, ConversionFailed
+from .fastwrite import WRITERS, default_threads, write_nwbfile
 from .fields import FIELDS, Placement
 from .naming import session_label, temporary_path_for
 from .quantities import describe_duration
@@ -84,6 +86,8 @@ def convert_recording(
     on_progress: Callable[[float], None] = lambda p: None,
     should_stop: Callable[[], bool] = lambda: False,
     stub: bool = False,
+    writer: str | None = None,
+    threads: int | None = None,
 ) -> ConversionResult:
     """Write the chosen streams of `detection` (all default streams when empty) into `output_path`.
 
@@ -99,7 +103,15 @@ def convert_recording(
     neuroconv's `stub_test`: the spikes up to shortly after each unit's first. Axon patch clamp has
     no stub in neuroconv and is written whole: ABF files hold seconds of sweeps, a few MB. A preview
     is not the file to share: never validate it as final.
+
+    `writer`: "fast" (default) compresses recordings in `threads` threads (default: one per core)
+    with `fastwrite`; "neuroconv" writes with neuroconv alone, as a fallback and for comparison. When
+    not given, the environment variables `CONVERSION_WRITER` and `CONVERSION_THREADS` choose.
     """
+    writer = writer or os.environ.get("CONVERSION_WRITER", "fast")
+    if writer not in WRITERS:
+        raise ValueError(f"writer must be one of {WRITERS}, not {writer!r}")
+    threads = threads or _threads_from_environment()
     chosen = tuple(stream_ids) or detection.default_streams
     streams = [detection.stream(stream_id) for stream_id in chosen]  # KeyError: a caller bug, not user data
     supported = format_handler(detection.format)
@@ -138,7 +150,7 @@ def convert_recording(
             with _failure_as("converting", file_names):
                 nwbfile = converter.create_nwbfile(metadata=nwb_metadata, conversion_options=conversion_options)
                 applied = tuple(description.fix for description in descriptions if description.is_in(nwbfile))
-                _write(nwbfile, temporary)
+                _write(nwbfile, temporary, writer=writer, threads=threads, tracker=tracker)
         tracker.check_stop()
         os.replace(temporary, output_path)
     except BaseException:
@@ -166,7 +178,30 @@ def build_backend_configuration(nwbfile: NWBFile) -> HDF5BackendConfiguration:
     return configuration
 
 
-def _write(nwbfile: NWBFile, path: Path) -> None:
+def _threads_from_environment() -> int:
+    value = os.environ.get("CONVERSION_THREADS", "").strip()
+    if not value:
+        return default_threads()
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"CONVERSION_THREADS must be a whole number of threads, 1 or more, not {value!r}")
+    return int(value)
+
+
+def _write(nwbfile: NWBFile, path: Path, *, writer: str, threads: int, tracker: _ProgressTracker) -> None:
+    """Write with the fast writer, or with neuroconv alone. The fast writer reports each recording's
+    progress itself (neuroconv's chunk iterator, which would have, is never run); a cancel raised
+    from the tracker stops it between chunks."""
+    if writer == "fast":
+
+        def on_progress(iterator: Any, fraction: float) -> None:
+            stream_id = getattr(getattr(iterator, "progress_bar", None), "stream_id", None)
+            if stream_id is None:
+                tracker.check_stop()
+            else:
+                tracker.stream_done(stream_id, fraction)
+
+        write_nwbfile(nwbfile, path, build_backend_configuration(nwbfile), threads=threads, on_progress=on_progress)
+        return
     from neuroconv.tools.nwb_helpers import configure_and_write_nwbfile
 
     configure_and_write_nwbfile(
@@ -735,6 +770,9 @@ def _progress_bar_class(tracker: _ProgressTracker, stream_id: str) -> type[tqdm]
     """A silent tqdm that hdmf's chunk iterator drives, reporting one stream's share to `tracker`."""
 
     class StreamProgress(tqdm):  # type: ignore[misc]  # tqdm ships without type hints
+        # Which stream this bar counts, for a writer that reports progress without driving the bar.
+        stream_id: str
+
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             kwargs["disable"] = True  # a worker has no terminal to draw on
             super().__init__(*args, **kwargs)
@@ -751,4 +789,5 @@ def _progress_bar_class(tracker: _ProgressTracker, stream_id: str) -> type[tqdm]
             # hdmf writes a newline once this stream's last buffer is written; nothing is printed.
             tracker.stream_done(stream_id, 1.0)
 
+    StreamProgress.stream_id = stream_id
     return StreamProgress

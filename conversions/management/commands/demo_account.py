@@ -13,6 +13,9 @@ from conversions.models import ApiToken, Lab, Membership
 USERNAME = "demo"
 PASSWORD = "demo-nwbportal"
 LAB = "Demo Lab"
+# A portal admin, to try the review queue and the admin site.
+ADMIN_USERNAME = "demo-admin"
+ADMIN_PASSWORD = "demo-admin-nwbportal"
 
 
 class Command(BaseCommand):
@@ -30,3 +33,15 @@ class Command(BaseCommand):
         token = ApiToken.for_user(user)
         password = PASSWORD if created or user.check_password(PASSWORD) else "(changed since it was created)"
         self.stdout.write(f"Demo account: user “{USERNAME}”, password “{password}”, lab “{LAB}”, API token {token.key}")
+        admin, created = get_user_model().objects.get_or_create(
+            username=ADMIN_USERNAME, defaults={"is_staff": True, "is_superuser": True}
+        )
+        if created:
+            admin.set_password(ADMIN_PASSWORD)
+            admin.save()
+        admin_password = (
+            ADMIN_PASSWORD if created or admin.check_password(ADMIN_PASSWORD) else "(changed since it was created)"
+        )
+        self.stdout.write(
+            f"Portal admin: user “{ADMIN_USERNAME}”, password “{admin_password}” (the review queue: /review/)"
+        )

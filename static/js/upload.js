@@ -46,6 +46,8 @@
     errorBox.hidden = !text;
   }
 
+  let hideProgress = null;
+
   function refreshSession() {
     if (typeof window.nwbportalRefresh === "function") window.nwbportalRefresh();
   }
@@ -162,7 +164,9 @@
     showError("");
     $("uploader-incomplete").hidden = true;
     $("uploader-list").replaceChildren();
+    clearTimeout(hideProgress);
     $("uploader-progress").hidden = false;
+    $("uploader-stop").hidden = false;
     $("uploader-stop").disabled = false;
     try {
       await sendAll(selection);
@@ -271,6 +275,12 @@
       : "Received. Other files declared earlier are still missing (see below).";
     selection.forEach(({ path }) => chosen.delete(path));
     refreshSession();
+    if (finished) {
+      // The files are in the session's list and the chat tells what the recording is; the bars
+      // have said what they had to.
+      $("uploader-stop").hidden = true;
+      hideProgress = setTimeout(() => { $("uploader-progress").hidden = true; }, 4000);
+    }
   }
 
   // --- interrupted uploads -------------------------------------------------------------------------

@@ -1168,7 +1168,13 @@ def _issues_card(issues: Sequence[IssueSummary]) -> Reply:
         "BEST_PRACTICE_SUGGESTION": "suggestion",
     }
     lines = [f"The check found {len(issues)} issue{'s' if len(issues) != 1 else ''}:"]
-    lines += [f"• [{words.get(i.importance, i.importance.lower())}] {i.explanation}" for i in ranked]
+    # The same words for several places (e.g. three table columns) are said once, with the count.
+    said: dict[tuple[str, str], int] = {}
+    for issue in ranked:
+        key = (words.get(issue.importance, issue.importance.lower()), issue.explanation)
+        said[key] = said.get(key, 0) + 1
+    for (word, text), count in said.items():
+        lines.append(f"• [{word}] {text}" + (f" ({count} places)" if count > 1 else ""))
     return Reply(text="\n".join(lines), card="issues", data={"issues": [i.model_dump(mode="json") for i in ranked]})
 
 

@@ -2,7 +2,8 @@
 
 Pure Python: no Django, no I/O, no LLM. It is the fallback when no LLM is configured (seed 000,
 "Fallback (No LLM)") and the fast path for answers to the question just asked (seed 001, layer 2:
-an answer to the question just asked is taken as an answer). Values come out raw, only trimmed;
+an answer to the question just asked is taken as an answer). Values come out raw, only trimmed (a
+pronoun for the animal's sex is the one exception: "she" comes out as F);
 `conversions.nwb` normalises them ("mouse" → "Mus musculus", "Dr. Jane Smith" → "Smith, Jane").
 
 How a message is read
@@ -25,11 +26,15 @@ How a message is read
 4. Data is classified by content cues into *pieces*: dates, with the words that say what they date
    ("the session began on …", "born …"); subject terms (ages such as P90D or "8 weeks", sex words,
    species words, strains and crosses, ids such as mouse001, several in one segment: "female C57BL/6
-   mouse"; a body weight is passed over); a value named after it ("Peter Novak was the
-   experimenter"); people named by what they did ("Peter Novak recorded it", "… in V1 by Lucas
-   Martin"); a value with a parenthesised one of another kind ("Jane Smith (UCL)"); "person at
-   institution"; lab ("Smith Lab"); institution (University, Institute…, a known name: MIT, UCL,
-   Janelia…, or a short all-capitals name); person (a title, or two to four capitalised words);
+   mouse"; "animal 4471" is the id 4471 and "mouse 5521" names the species too; a body weight and a
+   preparation, "head-fixed", "awake", are passed over; "she"/"he" in front of the animal's age or
+   species is its sex, read as F or M); a value named after it ("Peter Novak was the
+   experimenter"); self-introductions ("Tom Baker here from Oxford", "Priya from the Allen
+   Institute", "postdoc at Columbia" gives only the place); people named by what they did ("Peter
+   Novak recorded it", "… in V1 by Lucas Martin"); a value with a parenthesised one of another kind
+   ("Jane Smith (UCL)", "Dr. Kumar (IISc)"); "person at institution"; lab ("Smith Lab");
+   institution (University, Institute…, a known name: MIT, UCL, Janelia…, or a short all-capitals
+   name); person (a title, or two to four capitalised words);
    description (research words, or a longer phrase with lowercase words).
 5. Pieces are assigned to fields (see the rules below).
 
@@ -65,7 +70,8 @@ Rules for ambiguous cases
   age. "unknown" is a refusal, except as the answer to a question about the sex alone.
 - A lone unlabeled phrase is a description only when a description was asked for or it corrects
   one ("actually it's a V1 recording"); otherwise it is chatter ("This keeps failing!").
-- A part that only says what something is not ("a rat, not a mouse") gives no value.
+- A part that only says what something is not ("a rat, not a mouse") gives no value, nor does the
+  "not …" after a value ("P90 not P60", "experimenter should be Omar Haddad not Omar Hadad").
 - A question that matches no command ("what formats do you support?") is HELP.
 - GREETING is an opening with no request in it yet: "Hi", "I'd like to convert my data", "how do I
   start?". It counts only when the message asks nothing more specific (a format it names is kept):
@@ -78,6 +84,7 @@ Rules for ambiguous cases
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -161,6 +168,10 @@ _LABELS: dict[str, _Label] = {
     "experimenter": _Label("experimenter", _L),
     "experimenters": _Label("experimenter", _L),
     "experimentalist": _Label("experimenter", _C),
+    # Misspellings common enough to be worth reading as the label.
+    "experimentor": _Label("experimenter", _L),
+    "experimentor's": _Label("experimenter", _S),
+    "expermenter": _Label("experimenter", _L),
     "researcher": _Label("experimenter", _C),
     "researchers": _Label("experimenter", _C),
     "investigator": _Label("experimenter", _C),
@@ -182,6 +193,10 @@ _LABELS: dict[str, _Label] = {
     "i'm": _Label("experimenter", _P, needs_cue=True),
     "institution": _Label("institution", _L),
     "affiliation": _Label("institution", _L),
+    "instituion": _Label("institution", _L),
+    "insitution": _Label("institution", _L),
+    "intitution": _Label("institution", _L),
+    "institusion": _Label("institution", _L),
     "university": _Label("institution", _C),
     "institute": _Label("institution", _S),
     "organization": _Label("institution", _C),
@@ -240,6 +255,8 @@ _LABELS: dict[str, _Label] = {
     "subject identifier": _Label("subject_id", _L),
     "animal id": _Label("subject_id", _L),
     "mouse id": _Label("subject_id", _L),
+    "sub id": _Label("subject_id", _L),
+    "subj id": _Label("subject_id", _L),
     "rat id": _Label("subject_id", _L),
     "subject name": _Label("subject_id", _C),
     "subject's name": _Label("subject_id", _C),
@@ -248,8 +265,8 @@ _LABELS: dict[str, _Label] = {
     "rat's name": _Label("subject_id", _C),
     "monkey's name": _Label("subject_id", _C),
     "animal name": _Label("subject_id", _C),
-    "subject": _Label("subject_id", _S, generic=True),
-    "animal": _Label("subject_id", _S, generic=True),
+    "subject": _Label("subject_id", _C, needs_cue=True, generic=True),
+    "animal": _Label("subject_id", _C, needs_cue=True, generic=True),
     "mouse": _Label("subject_id", _S, generic=True),
     "id": _Label("subject_id", _L, generic=True),
     "species": _Label("species", _L),
@@ -476,14 +493,20 @@ _STRAIN = (
     r"|ai\d+[a-z]?|[\w-]*gcamp\w*|thy1[\w/-]*|wild[\s-]?type|wt"
 )
 _SPECIES = rf"{_phrases(_SPECIES_NAMES)}|(?:{'|'.join(sorted(_GENERA))})\s+[a-z]+"
-_NAMED_ID = r"(?:mouse|mice|rat|animal|subject|sub|monkey|fish)[\s_#-]*\d+\w*"
+# "animal 4471", "mouse #12", "mouse number 12": the id is the number ("rat-03" and "sub_7" stay whole, as
+# `_ID` reads them); the word names the species when it is one.
+_NAMED_ID = (
+    r"(?P<id_word>mouse|mice|rat|animal|subject|sub|monkey|fish)(?:\s+(?:number|no\.|nr\.?))?(?:\s+#?|#)\s*"
+    r"(?P<id_value>\d+\w*)"
+)
 _ID = r"#\d+|(?=[\w./-]*\d)(?=[\w./-]*[^\W\d_])[^\W_](?:[\w.-]|/(?=\w))*"
 # Words that may sit between subject terms: "we used a female C57BL/6 mouse, about P60".
 # A body weight ("300 g") says nothing NWB's subject fields hold: it is passed over.
 _WEIGHT = r"\d+(?:\.\d+)?\s*(?:g|kg|grams?|kilograms?)"
 _WEIGHT_RE = re.compile(_WEIGHT, _I)
 _SUBJECT_FILLER = (
-    r"a|an|the|is|was|are|were|it's|its|they're|and|&|of|with|which|who|this|that|also|one|we|i|she|he|they|used|using"
+    r"a|an|the|is|was|are|were|it's|its|they're|and|&|of|with|which|who|this|that|also|one|we|i|she|he|she's|he's|they"
+    r"|used|using|head-fixed|head\s+fixed|awake|anesthetized|anaesthetized|freely[\s-]moving|behaving"
     r"|had|have|old|aged|adult|adults|young|juvenile|larva|larvae|pup|pups|embryo|animal|animals|subject|sex"
     r"|species|strain|id|about|around|approximately|approx\.?|roughly|circa|ca\.?"
 )
@@ -548,7 +571,17 @@ _LEADING_CHATTER_RE = re.compile(
     r"(?:(?:yes|yeah|yep|ok|okay|sure|no|nope|nah|actually|sorry|oops|well|oh|um+|uh+|so|and|also|plus|then"
     r"|hmm+|hi|hello|hey|right|correction|wait|i\s+meant|i\s+mean|meant|it'?s|it\s+is|it\s+was|its|that'?s"
     r"|that\s+is|this\s+is|they\s+are|they're|(?:she|he)\s+(?:is|was)|(?:she|he)'s|the\s+answer\s+is|here\s+you\s+go"
+    r"|i'?m|i\s+am|(?:my\s+)?name'?s|my\s+name\s+is|(?:i|we)\s+(?:work|am|are)\s+in"
     r"|i\s+(?:think|guess|believe)|by|from)(?![\w'])[\s,:.!-]*)+",
+    _I,
+)
+_PRONOUN_RE = re.compile(r"(?<![\w'])(?:she|he)(?![\w])", _I)
+_PRONOUN_SEX = {"she": "F", "he": "M"}
+_HERE_RE = re.compile(r"\s+here\s*,?$", _I)
+_ROLE_RE = re.compile(
+    r"(?:an?\s+)?(?:(?:phd|graduate|grad|master'?s|undergrad(?:uate)?)\s+student|student|postdoc|post-doc"
+    r"|postdoctoral\s+(?:fellow|researcher)|research\s+(?:fellow|assistant|scientist)|technician|professor|pi"
+    r"|researcher|scientist|fellow)",
     _I,
 )
 _SELF_RE = re.compile(r"(?:me|myself|us|ourselves)\s*,\s*", _I)
@@ -564,6 +597,8 @@ _DOER_RE = re.compile(
 # "… by <person>" after a description ("recordings in V1 by Lucas Martin").
 _BY_RE = re.compile(r"(?<!\s)\s+by\s+", _I)
 # A part that only names what something is not ("a rat, not a mouse").
+_WHEN_RE = re.compile(r"\s+(?:on|at)\s+", _I)
+_NOT_INSIDE_RE = re.compile(r",?\s+(?:not|rather\s+than|instead\s+of)\s+", _I)
 _NOT_RE = re.compile(r"(?:not|rather\s+than|instead\s+of)(?![\w'])", _I)
 _NEGATIVE_START_RE = re.compile(r"(?:no|nope|nah|wrong|incorrect)(?![\w'])", _I)
 _REPLACE_RE = re.compile(r"(?:change|replace|switch|update|correct)\s+.+?\s+(?:to|with|by)\s+", _I)
@@ -765,7 +800,8 @@ _INTENT_CUES = (
         r"don'?t\s+think\s+so",
         r"i\s+disagree",
     ),
-    _cue(Intent.REJECT, r"wait", alone=True),
+    # "wait, the subject is actually mouse-13" steers: a bare "wait" counts only when nothing more is said.
+    _cue(Intent.REJECT, r"wait", alone=True, bare=True),
     _cue(Intent.REJECT, r"no|nope|nah|n|wrong|incorrect|negative", alone=True, bare=True),
     _cue(
         Intent.APPROVE,
@@ -953,6 +989,7 @@ class _Piece:
     end: int
     fields: tuple[str, ...]
     hard: bool  # the cue is a shape that leaves no doubt, not a guess
+    value: str | None = None  # what the piece says, when it is not its own text ("she" → F)
 
 
 def _classify_segment(text: str, start: int, end: int) -> list[_Piece]:
@@ -971,8 +1008,9 @@ def _classify_segment(text: str, start: int, end: int) -> list[_Piece]:
     affiliation = _affiliation(value)
     if affiliation:
         head_end, tail_start = affiliation
+        role = _ROLE_RE.fullmatch(value[:head_end].strip())  # "postdoc at Columbia" says only where
         return [
-            *_classify_segment(text, start, start + head_end),
+            *([] if role else _classify_segment(text, start, start + head_end)),
             _Piece(start + tail_start, end, ("institution",), hard=True),
         ]
     if _is_known_institution(value):
@@ -1037,8 +1075,10 @@ def _aside(text: str, start: int, end: int) -> list[_Piece] | None:
     if value.endswith(")") and "(" in value:
         opening = start + value.rfind("(")
         inner = _classify_segment(text, opening + 1, end - 1)
+        head_start, head_end = _trim(text, start, opening)
+        if opening > start and _person(text[head_start:head_end]) and _is_affiliation(text[opening + 1 : end - 1]):
+            inner = [_Piece(opening + 1, end - 1, ("institution",), hard=True)]
         if opening > start and inner and all(piece.hard and piece.fields for piece in inner):
-            head_start, head_end = _trim(text, start, opening)
             return _classify_segment(text, head_start, head_end) + inner
         return None
     by = max(_BY_RE.finditer(text, start, end), key=lambda m: m.start(), default=None)  # the last "by"
@@ -1101,9 +1141,12 @@ def _subject_terms(value: str) -> list[tuple[str, int, int]]:
         m = _SUBJECT_TERM_RE.match(value, pos)
         if not m or (m.lastgroup == "subject_id" and m.group().lower() in _BRAIN_AREAS):
             return []
-        if m.lastgroup not in ("filler", "weight"):
-            name = "subject_id" if m.lastgroup == "subject_id_named" else m.lastgroup or ""
-            terms.append((name, m.start(), m.end()))
+        if m.group("id_value"):
+            if _SPECIES_RE.fullmatch(m.group("id_word")):
+                terms.append(("species", m.start("id_word"), m.end("id_word")))
+            terms.append(("subject_id", m.start("id_value"), m.end("id_value")))
+        elif m.lastgroup not in ("filler", "weight"):
+            terms.append((m.lastgroup or "", m.start(), m.end()))
         pos = m.end()
 
 
@@ -1112,10 +1155,22 @@ def _affiliation(value: str) -> tuple[int, int] | None:
     if len(value.split()) > 12:
         return None
     for m in _AFFILIATION_RE.finditer(value):
-        head, tail = value[: m.start()], value[m.end() :]
+        here = _HERE_RE.search(value, 0, m.start())  # "Tom Baker here from Oxford" introduces oneself
+        head_end = here.start() if here else m.start()
+        head, tail = value[:head_end], value[m.end() :]
         if (_person(head) or _is_lab(head)) and _is_affiliation(tail):
-            return m.start(), m.end()
+            return head_end, m.end()
+        # A first name alone ("Priya from the Allen Institute") or a role ("postdoc at Columbia").
+        named_place = _is_known_institution(tail) or _is_institution(tail)
+        if named_place and (_first_name(head) or _ROLE_RE.fullmatch(head.strip())):
+            return head_end, m.end()
     return None
+
+
+def _first_name(value: str) -> bool:
+    """One word that may be a name: letters only, and no word with a meaning of its own here."""
+    words = value.split()
+    return len(words) == 1 and words[0].replace("-", "").isalpha() and not _vocabulary_word(words[0].lower())
 
 
 def _is_affiliation(value: str) -> bool:
@@ -1260,7 +1315,7 @@ def _ends_with_abbreviation(text: str, start: int, dot: int) -> bool:
 
 def _trim(text: str, start: int, end: int, *, keep: str = "") -> tuple[int, int]:
     """The span without surrounding spaces, quotes, bullets and punctuation (keeping "Dr.", and `keep`)."""
-    while start < end and (text[start].isspace() or text[start] in "\"'“”‘’`*•-–—:;,.!|/\\~"):
+    while start < end and (text[start].isspace() or text[start] in "\"'“”‘’`*•-–—:;,.!|/\\~@"):
         start += 1
     while end > start:
         ch = text[end - 1]
@@ -1269,6 +1324,7 @@ def _trim(text: str, start: int, end: int, *, keep: str = "") -> tuple[int, int]
         if (
             ch.isspace()
             or ch in "\"'“”‘’`*•:;,!?|/\\"
+            or (unicodedata.category(ch) == "So" and end - 1 > start)  # "Columbia 🙂", but "👍" stays
             or (ch == "." and not _ends_with_abbreviation(text, start, end - 1))
         ):
             end -= 1
@@ -1339,6 +1395,7 @@ class _Value:
     end: int
     labeled: bool
     correction: bool = False
+    value: str | None = None  # the piece's `value`, when it is not the text itself
 
 
 def _label_match(text: str, m: re.Match[str], start: int, end: int) -> _LabelMatch | None:
@@ -1471,6 +1528,9 @@ def _place_after(field: str, text: str, value_end: int, rest_start: int, limit: 
         return None
     comma = text.find(",", rest_start, limit)
     start, end = _trim(text, rest_start, comma if comma >= 0 else limit)
+    when = _WHEN_RE.search(text, start, end)  # "@ Champalimaud on 2024-02-14 11:00": the date is the session's
+    if when and _DATE_RE.fullmatch(text, when.end(), end):
+        end = when.start()
     return (start, end) if start < end and _is_affiliation(text[start:end]) else None
 
 
@@ -1493,7 +1553,10 @@ def _value_span(match: _LabelMatch, text: str, limit: int) -> tuple[int, int, in
     shaped = _shaped_end(field, text, start, end) if match.separator == "none" else None
     if shaped is None:
         end, rest = _cut_value(field, text, start, end)
-        end = _strip_trailing_words(text, start, end, _CONNECTORS)
+        if field not in _DESCRIPTION_FIELDS:  # "Omar Haddad not Omar Hadad"
+            negation = _NOT_INSIDE_RE.search(text, start, end)
+            end = negation.start() if negation else end
+        end = _strip_trailing_words(text, start, end, _CONNECTORS | _TRAILING_CHATTER)
     else:
         end = rest = shaped
     if field == "experimenter":  # "done by two people: Jane Smith and Omar Ali"
@@ -1541,7 +1604,7 @@ class _MessageReader:
         if _is_chatter(values, self.asked):
             values = []
         chosen = _resolve(values)
-        fields = {name: self.text[v.start : v.end] for name, v in chosen.items()}
+        fields = {name: v.value or self.text[v.start : v.end] for name, v in chosen.items()}
         skipped = set(self.declined)
         for refusal in self.refusals:
             skipped |= refusal.fields
@@ -1631,14 +1694,30 @@ class _MessageReader:
             return
         chatter = _LEADING_CHATTER_RE.match(self.text, start, end)
         correction = bool(chatter and _NEGATIVE_START_RE.match(chatter.group().strip()))
+        pronoun = _PRONOUN_RE.search(self.text, start, chatter.end()) if chatter else None
         start = chatter.end() if chatter else start
         replace = _REPLACE_RE.match(self.text, start, end)
         if replace:
             start, correction = replace.end(), True
         end = _strip_trailing_words(self.text, start, end, _TRAILING_CHATTER)
+        negation = _NOT_INSIDE_RE.search(self.text, start, end)
+        if negation and all(p.hard for p in _classify_segment(self.text, start, negation.start())):
+            end = negation.start()  # "P90 not P60": what it is not is no value
         start, end = _trim(self.text, start, end)
         if start < end and not _is_noise(self.text[start:end]):
-            self.data.append(_DataSegment(self.order, _classify_segment(self.text, start, end), correction))
+            pieces = _classify_segment(self.text, start, end)
+            if pronoun and _about_the_animal(pieces):  # "she is 90 days old": the animal is female
+                sex = _PRONOUN_SEX[pronoun[0].lower()]
+                pieces.insert(0, _Piece(pronoun.start(), pronoun.end(), ("sex",), hard=True, value=sex))
+            self.data.append(_DataSegment(self.order, pieces, correction))
+
+
+def _about_the_animal(pieces: list[_Piece]) -> bool:
+    """Whether "she"/"he" before these pieces is the animal: they are all its age, strain or species, and
+    none its sex ("he's a male" says it itself)."""
+    return bool(pieces) and all(
+        piece.hard and piece.fields and set(piece.fields) <= {"age", "strain", "species"} for piece in pieces
+    )
 
 
 # --- assignment -----------------------------------------------------------------------------------
@@ -1665,7 +1744,7 @@ def _assign(text: str, data: list[_DataSegment], asked: tuple[str, ...], taken: 
             if previous is not None and adjacent and previous.field == field and field in _FREE_TEXT_FIELDS:
                 previous.end = piece.end  # "University of California, Berkeley"
             else:
-                previous = _Value(field, piece.start, piece.end, labeled=False, correction=segment.correction)
+                previous = _Value(field, piece.start, piece.end, False, segment.correction, piece.value)
                 values.append(previous)
                 filled.add(field)
                 if field in pending:

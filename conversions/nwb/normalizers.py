@@ -76,32 +76,31 @@ def _without_titles(text: str) -> list[str]:
     return [word for word in words if word.lower().rstrip(".") not in _TITLES]
 
 
+# Family-name particles stay with the family name, in lower case: "Ludwig van Beethoven" →
+# "van Beethoven, Ludwig".
+_PARTICLES = frozenset({"van", "von", "de", "der", "da", "di", "la", "le", "du", "del"})
+
+
+def _capitalised(words: list[str]) -> list[str]:
+    """Names typed all in lower case ("jane doe") get capitals; any other casing ("McDonald",
+    "dela Cruz", "JA") is the person's own and stays."""
+    return [w.capitalize() if w.islower() and w not in _PARTICLES else w for w in words]
+
+
 def _last_first(person: str) -> str:
     if "," in person:
-        last, first = (" ".join(_without_titles(part)) for part in person.split(",", 1))
+        last, first = (" ".join(_capitalised(_without_titles(part))) for part in person.split(",", 1))
         if not last or not first:
             return last or first
         return f"{last}, {_initials_with_dots(first)}"
-    words = _without_titles(person)
+    words = _capitalised(_without_titles(person))
     if len(words) < 2:
         return words[0] if words else ""
     if _INITIALS.match(words[-1]) and not _INITIALS.match(words[0]):
         # "Smith J" / "Smith JA": family name first, initials after.
         return f"{' '.join(words[:-1])}, {_initials_with_dots(words[-1])}"
     particles = 1
-    # Keep family-name particles with the family name: "Ludwig van Beethoven" → "van Beethoven, Ludwig".
-    while len(words) - particles - 1 >= 1 and words[-particles - 1].lower() in {
-        "van",
-        "von",
-        "de",
-        "der",
-        "da",
-        "di",
-        "la",
-        "le",
-        "du",
-        "del",
-    }:
+    while len(words) - particles - 1 >= 1 and words[-particles - 1].lower() in _PARTICLES:
         particles += 1
     return f"{' '.join(words[-particles:])}, {_initials_with_dots(' '.join(words[:-particles]))}"
 

@@ -3,7 +3,7 @@
 
 Two kinds. The tables (LABELED, BULK, …; TABLES, ALL_CASES) give, for one message and the question
 it answers, the whole `ParsedMessage` expected: intents, fields, skipped fields, format, corrections.
-The realistic answers (FIRST_SET … FOURTH_SET; REALISTIC_SETS, CORPUS) give only the raw field
+The realistic answers (FIRST_SET … SIXTH_SET; REALISTIC_SETS, CORPUS) give only the raw field
 values a careful reader would extract, and are scored by `field_accuracy`.
 """
 
@@ -287,6 +287,9 @@ CORRECTIONS = [
     case("Stanford instead", PM, asking=("institution",), institution="Stanford", corrections=("institution",)),
     case("Institution: MIT. Sorry, Stanford", PM, institution="Stanford", corrections=("institution",)),
     case("a rat, not a mouse", PM, asking=("species",), species="rat"),
+    # "wait" in front of a correction steers; alone it still holds the plan back (INTENTS).
+    case("wait, the subject is actually mouse-13", PM, subject_id="mouse-13", corrections=("subject_id",)),
+    case("sorry I meant P90 not P60", PM, age="P90", corrections=("age",)),
 ]
 
 REFUSALS = [
@@ -813,7 +816,8 @@ SECOND_SET: list[Answer] = [
     ("Experimenters: Bob Ross, Alice Wong", (), {"experimenter": "Bob Ross, Alice Wong"}),
     ("session start: 15/03/2024 14:30", (), {"session_start_time": "15/03/2024 14:30"}),
     ("genotype: Sst-IRES-Cre x Ai32", (), {"strain": "Sst-IRES-Cre x Ai32"}),
-    ("she is 12 weeks old", ("age",), {"age": "12 weeks old"}),
+    # "she" is the animal: its sex is read too (since the sixth set).
+    ("she is 12 weeks old", ("age",), {"age": "12 weeks old", "sex": "F"}),
     ("she's female", ("sex",), {"sex": "female"}),
     ("It's a male.", ("sex",), {"sex": "male"}),
     (
@@ -1230,12 +1234,200 @@ FIFTH_SET: list[Answer] = [
     ("rec by A. Kumar @ IISc", (), {"experimenter": "A. Kumar", "institution": "IISc"}),
 ]
 
-CORPUS = FIRST_SET + SECOND_SET + THIRD_SET + FOURTH_SET + FIFTH_SET
+# Messages a new user tried (the first four below) and more written in the same spirit before the
+# rules were run on them: self-introductions ("Tom Baker here from Oxford"), ids named with a word
+# ("animal 4471", "sub id is rat_07"), pronouns for the animal's sex, corrections in many forms,
+# typos in labels, ages in words, requests and greetings around the data. The first run scored
+# 65.0 % (80 of 123: 72/105 on the 48 written here, 8/18 on the four the user tried).
+SIXTH_SET: list[Answer] = [
+    (
+        "sub id is rat_07, Long Evans rat, male, 4 months",
+        ASKED_FIRST,
+        {"subject_id": "rat_07", "strain": "Long Evans", "species": "rat", "sex": "male", "age": "4 months"},
+    ),
+    (
+        "Hello! Tom Baker here from Oxford. Head-fixed mouse, visual cortex, animal 4471, she is 90 days old",
+        ASKED_FIRST,
+        {
+            "experimenter": "Tom Baker",
+            "institution": "Oxford",
+            "species": "mouse",
+            "experiment_description": "visual cortex",
+            "subject_id": "4471",
+            "sex": "F",
+            "age": "90 days old",
+        },
+    ),
+    ("wait, the subject is actually mouse-13", (), {"subject_id": "mouse-13"}),
+    ("experimenter is lee, institution UCSF", ASKED_FIRST, {"experimenter": "lee", "institution": "UCSF"}),
+    # Corrections.
+    ("the species is actually rat", (), {"species": "rat"}),
+    ("sorry, the institution should be UCL", (), {"institution": "UCL"}),
+    ("correction: age is P60", (), {"age": "P60"}),
+    ("oops, experimenter should be Omar Haddad not Omar Hadad", (), {"experimenter": "Omar Haddad"}),
+    ("actually the sex is female", (), {"sex": "female"}),
+    ("no wait, it's a rat, not a mouse", (), {"species": "rat"}),
+    ("sorry I meant P90 not P60", (), {"age": "P90"}),
+    ("change subject id to M-77 please", (), {"subject_id": "M-77"}),
+    ("no, the experimenter is Sam Okoro", (), {"experimenter": "Sam Okoro"}),
+    # Self-introductions and greetings.
+    (
+        "hi! I'm Sarah Chen, postdoc at Columbia 🙂",
+        ASKED_FIRST,
+        {"experimenter": "Sarah Chen", "institution": "Columbia"},
+    ),
+    (
+        "Marco Rossi here, from SISSA. We did tetrode recordings in dorsal hippocampus",
+        ASKED_FIRST,
+        {
+            "experimenter": "Marco Rossi",
+            "institution": "SISSA",
+            "experiment_description": "We did tetrode recordings in dorsal hippocampus",
+        },
+    ),
+    (
+        "this is Priya from the Allen Institute, please convert",
+        ASKED_FIRST,
+        {"experimenter": "Priya", "institution": "the Allen Institute"},
+    ),
+    (
+        "Good morning, my name is Elena Petrova and I am from Moscow State University",
+        ASKED_FIRST,
+        {"experimenter": "Elena Petrova", "institution": "Moscow State University"},
+    ),
+    ("hey, its ben from janelia", ASKED_FIRST, {"experimenter": "ben", "institution": "janelia"}),
+    (
+        "Hey there! Dr. Omar Haddad, Weizmann Institute, auditory cortex recordings in awake mice",
+        ASKED_FIRST,
+        {
+            "experimenter": "Dr. Omar Haddad",
+            "institution": "Weizmann Institute",
+            "experiment_description": "auditory cortex recordings in awake mice",
+        },
+    ),
+    (
+        "Name's Kofi Mensah, I'm at the University of Ghana",
+        ASKED_FIRST,
+        {"experimenter": "Kofi Mensah", "institution": "the University of Ghana"},
+    ),
+    # Requests around labeled and unlabeled lists.
+    (
+        "can you convert this? experimenter Jane Doe, institution MIT, description whisker stimulation in "
+        "barrel cortex",
+        ASKED_FIRST,
+        {
+            "experimenter": "Jane Doe",
+            "institution": "MIT",
+            "experiment_description": "whisker stimulation in barrel cortex",
+        },
+    ),
+    (
+        "jane doe, mit, barrel cortex recordings",
+        CRITICAL,
+        {"experimenter": "jane doe", "institution": "mit", "experiment_description": "barrel cortex recordings"},
+    ),
+    (
+        "please convert it, the experimenter is Maria Silva and we're from USP",
+        (),
+        {"experimenter": "Maria Silva", "institution": "USP"},
+    ),
+    (
+        "ok so: Li Na, Fudan University, calcium imaging of the optic tectum, 7 dpf",
+        ASKED_FIRST,
+        {
+            "experimenter": "Li Na",
+            "institution": "Fudan University",
+            "experiment_description": "calcium imaging of the optic tectum",
+            "age": "7 dpf",
+        },
+    ),
+    (
+        "Dr. Kumar (IISc), recordings from songbird HVC",
+        CRITICAL,
+        {"experimenter": "Dr. Kumar", "institution": "IISc", "experiment_description": "recordings from songbird HVC"},
+    ),
+    ("@UCSF, recorded by Lee Chang", ASKED_FIRST, {"experimenter": "Lee Chang", "institution": "UCSF"}),
+    # Labels with typos and odd separators.
+    ("instituion: University of Edinburgh", (), {"institution": "University of Edinburgh"}),
+    ("experimentor: Hiro Sato", (), {"experimenter": "Hiro Sato"}),
+    (
+        "Experimenter - Paul Martin; Institution - Institut Pasteur",
+        (),
+        {"experimenter": "Paul Martin", "institution": "Institut Pasteur"},
+    ),
+    (
+        "Lab: Häusser lab, institution: UCL, experimenter: Beverley Clark",
+        (),
+        {"lab": "Häusser lab", "institution": "UCL", "experimenter": "Beverley Clark"},
+    ),
+    ("I work in the Buzsaki lab at NYU", (), {"lab": "the Buzsaki lab", "institution": "NYU"}),
+    (
+        "experiment description: mice ran on a treadmill while we imaged CA1",
+        (),
+        {"experiment_description": "mice ran on a treadmill while we imaged CA1"},
+    ),
+    # The subject: ids named with a word, pronouns, ages in words.
+    ("animal 12, female, 3 weeks old", SUBJECT, {"subject_id": "12", "sex": "female", "age": "3 weeks old"}),
+    ("rat R7, male, two months", SUBJECT, {"species": "rat", "subject_id": "R7", "sex": "male", "age": "two months"}),
+    (
+        "mouse id = VG-22, he's a male, six weeks old",
+        (),
+        {"subject_id": "VG-22", "sex": "male", "age": "six weeks old"},
+    ),
+    (
+        "subject: m3; species: mouse; sex: F; age: 70 days",
+        (),
+        {"subject_id": "m3", "species": "mouse", "sex": "F", "age": "70 days"},
+    ),
+    (
+        "Subject ID 2231, Sprague Dawley rat, female, P45",
+        SUBJECT,
+        {"subject_id": "2231", "strain": "Sprague Dawley", "species": "rat", "sex": "female", "age": "P45"},
+    ),
+    ("she's 12 weeks old", ("age",), {"age": "12 weeks old", "sex": "F"}),
+    ("he is a 5 month old male", SUBJECT, {"age": "5 month old", "sex": "male"}),
+    (
+        "Thanks! The animal was mouse 5521, a female C57BL/6J",
+        (),
+        {"subject_id": "5521", "species": "mouse", "sex": "female", "strain": "C57BL/6J"},
+    ),
+    ("animal #4471", ("subject_id",), {"subject_id": "4471"}),
+    ("ID is rat-03", (), {"subject_id": "rat-03"}),
+    ("mouse number 12", ("subject_id",), {"subject_id": "12", "species": "mouse"}),
+    ("its a male, roughly 8 weeks", SUBJECT, {"sex": "male", "age": "8 weeks"}),
+    ("age: three months", (), {"age": "three months"}),
+    (
+        "Strain: Thy1-GCaMP6s, sex: male, age 10 wks",
+        (),
+        {"strain": "Thy1-GCaMP6s", "sex": "male", "age": "10 wks"},
+    ),
+    (
+        "Rhesus macaque, male, 7 years, monkey Bruno",
+        SUBJECT,
+        {"species": "Rhesus macaque", "sex": "male", "age": "7 years", "subject_id": "Bruno"},
+    ),
+    # Dates.
+    ("the date of birth was 2023-09-01", (), {"date_of_birth": "2023-09-01"}),
+    ("DOB: March 2, 2023", (), {"date_of_birth": "March 2, 2023"}),
+    ("session started 15/03/2024 at 10:30", (), {"session_start_time": "15/03/2024 at 10:30"}),
+    (
+        "Recorded by Ana Lima @ Champalimaud on 2024-02-14 11:00",
+        (),
+        {"experimenter": "Ana Lima", "institution": "Champalimaud", "session_start_time": "2024-02-14 11:00"},
+    ),
+    (
+        "We're at the Sainsbury Wellcome Centre, Ana Lima did the recordings",
+        CRITICAL,
+        {"institution": "the Sainsbury Wellcome Centre", "experimenter": "Ana Lima"},
+    ),
+]
 
-# What the rules still get wrong in the sets above (none at present; the four earlier misses, a verb
-# phrase after the institution, ";" inside a labeled list, a count before the names and a
-# parenthesised institution after a description, are read right since the fifth set).
-KNOWN_MISSES: list[str] = []
+CORPUS = FIRST_SET + SECOND_SET + THIRD_SET + FOURTH_SET + FIFTH_SET + SIXTH_SET
+
+# What the rules still get wrong in the sets above. An id that is a name after the species word
+# ("monkey Bruno") is read as a description: a capitalised word after "monkey" could as well be a
+# person or a place.
+KNOWN_MISSES: list[str] = ["Rhesus macaque, male, 7 years, monkey Bruno"]
 
 REALISTIC_SETS = {
     "first": FIRST_SET,
@@ -1243,6 +1435,7 @@ REALISTIC_SETS = {
     "third": THIRD_SET,
     "fourth": FOURTH_SET,
     "fifth": FIFTH_SET,
+    "sixth": SIXTH_SET,
 }
 
 

@@ -41,6 +41,12 @@ from conversions.nwb.normalizers import (
         # A lone family name is kept rather than given an invented first name.
         ("Dr. Smith", ["Smith"]),
         ("Prof. Smith and Dr. Jane Lee", ["Smith", "Lee, Jane"]),
+        # Typed all in lower case: capitals added; any other casing is the person's own.
+        ("jane doe", ["Doe, Jane"]),
+        ("lee", ["Lee"]),
+        ("ludwig van beethoven", ["van Beethoven, Ludwig"]),
+        ("McDonald, ronald", ["McDonald, Ronald"]),
+        ("smith j", ["Smith, J."]),
     ],
 )
 def test_normalize_experimenter(text: str, names: list[str]) -> None:

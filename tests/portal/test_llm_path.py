@@ -77,7 +77,7 @@ def test_a_message_the_rules_cannot_read_gets_its_fields_from_the_model(
     session_id = _asking_for_metadata(llm_on, tmp_path)
     turn = _say(llm_on, session_id, MESSY)
     metadata = turn["session"]["metadata"]
-    assert metadata["experimenter"] == {"value": ["smith, jane"], "source": "llm"}
+    assert metadata["experimenter"] == {"value": ["Smith, Jane"], "source": "llm"}
     assert metadata["institution"] == {"value": "wellcome crick", "source": "llm"}
     assert metadata["experiment_description"] == {
         "value": "mice watching drifting gratings while we poked V1",

@@ -5,6 +5,7 @@
 // Issue links point at #field-<name>, which the session page follows to the metadata panel.
 (function () {
   "use strict";
+  const { formatBytes, callJson } = window.nwbportal;
 
   const box = document.getElementById("result");
   if (!box) return;
@@ -22,21 +23,6 @@
     });
     children.filter((child) => child !== null && child !== undefined).forEach((child) => element.append(child));
     return element;
-  }
-
-  function formatBytes(bytes) {
-    const units = [["GB", 1073741824], ["MB", 1048576], ["kB", 1024]];
-    for (const [unit, size] of units) {
-      if (bytes >= size) return `${(bytes / size).toFixed(1)} ${unit}`;
-    }
-    return `${bytes} bytes`;
-  }
-
-  async function getJson(url) {
-    const response = await fetch(url, { credentials: "same-origin" });
-    const body = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(body.detail || `The server answered ${response.status}.`);
-    return body;
   }
 
   // The newest converted file; before any conversion succeeded, the newest preview's.
@@ -93,7 +79,7 @@
       link.hidden = true;
       problem.hidden = false;
       try {
-        await getJson(plot.src);
+        await callJson(plot.src);
         problem.textContent = "The plot could not be shown.";
       } catch (err) {
         problem.textContent = `No plot: ${err.message}`;
@@ -117,7 +103,7 @@
     const holder = el("result-tree");
     holder.replaceChildren(node("p", { class: "result-muted", text: "Reading the file's structure…" }));
     try {
-      const tree = await getJson(`${api}/${wanted}/tree`);
+      const tree = await callJson(`${api}/${wanted}/tree`);
       if (shown !== wanted) return;
       const list = node("ul", { class: "tree" }, treeItem(tree.root, 0));
       const parts = [list];
@@ -184,7 +170,7 @@
     if (key === issuesKey) return;
     issuesKey = key;
     try {
-      const report = await getJson(`${api}/report.json`);
+      const report = await callJson(`${api}/report.json`);
       if (issuesKey !== key) return;
       holder.replaceChildren(...issueGroups(report.validation));
     } catch (err) {

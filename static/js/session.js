@@ -3,6 +3,7 @@
 // and a page that reconnects catches up from GET /api/sessions/{id}.
 (function () {
   "use strict";
+  const { formatBytes, callJson } = window.nwbportal;
   const root = document.getElementById("session");
   const sessionId = root.dataset.sessionId;
   const api = `/api/sessions/${sessionId}`;
@@ -67,14 +68,6 @@
 
   // --- small helpers ---------------------------------------------------------------------------
 
-  function formatBytes(bytes) {
-    const units = [["GB", 1073741824], ["MB", 1048576], ["kB", 1024]];
-    for (const [unit, size] of units) {
-      if (bytes >= size) return `${(bytes / size).toFixed(1)} ${unit}`;
-    }
-    return `${bytes} bytes`;
-  }
-
   function formatSeconds(seconds) {
     if (seconds < 60) return "less than a minute";
     const minutes = Math.round(seconds / 60);
@@ -113,30 +106,15 @@
     return node;
   }
 
-  function csrfToken() {
-    const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
-    return match ? decodeURIComponent(match[1]) : "";
-  }
-
   function showError(text) {
     errorBox.textContent = text || "";
     errorBox.hidden = !text;
   }
 
-  async function call(path, options = {}) {
-    const response = await fetch(api + path, {
-      credentials: "same-origin",
-      ...options,
-      headers: { "X-CSRFToken": csrfToken(), ...(options.headers || {}) },
-    });
-    const body = await response.json().catch(() => ({}));
-    if (!response.ok) {
-      const error = new Error(body.detail || `The server answered ${response.status}. Please try again.`);
-      error.status = response.status;
-      throw error;
-    }
-    return body;
+  function call(path, options = {}) {
+    return callJson(api + path, options);
   }
+
 
   function postJson(path, payload) {
     return call(path, {

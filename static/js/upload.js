@@ -8,6 +8,7 @@
 // are the same (SHA-256, where the browser offers it); otherwise it is sent from the start.
 (function () {
   "use strict";
+  const { csrfToken, formatBytes, callJson } = window.nwbportal;
   const root = document.getElementById("uploader");
   if (!root) return;
   const sessionId = root.dataset.sessionId;
@@ -24,21 +25,8 @@
 
   // --- small helpers -------------------------------------------------------------------------------
 
-  function csrfToken() {
-    const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
-    return match ? decodeURIComponent(match[1]) : "";
-  }
-
   function encodePath(path) {
     return path.split("/").map(encodeURIComponent).join("/");
-  }
-
-  function formatBytes(bytes) {
-    const units = [["GB", 1e9], ["MB", 1e6], ["kB", 1e3]];
-    for (const [unit, size] of units) {
-      if (bytes >= size) return `${(bytes / size).toFixed(1)} ${unit}`;
-    }
-    return `${bytes} bytes`;
   }
 
   function showError(text) {
@@ -50,21 +38,6 @@
 
   function refreshSession() {
     if (typeof window.nwbportalRefresh === "function") window.nwbportalRefresh();
-  }
-
-  async function callJson(url, options = {}) {
-    const response = await fetch(url, {
-      credentials: "same-origin",
-      ...options,
-      headers: { "X-CSRFToken": csrfToken(), ...(options.headers || {}) },
-    });
-    const body = await response.json().catch(() => ({}));
-    if (!response.ok) {
-      const error = new Error(body.detail || `The server answered ${response.status}. Please try again.`);
-      error.status = response.status;
-      throw error;
-    }
-    return body;
   }
 
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -465,7 +465,7 @@ def _with_registry(view: SessionView, session: ConversionSession, event: Event) 
         subject_id = str(normalize_field("subject_id", raw, timezone=view.timezone))
     except ValueError:
         return view
-    facts = registry.subject_facts(session.lab, subject_id) or registry.subject_facts(session.lab, raw)
+    facts = registry.subject_facts(session.lab, subject_id)
     return view.model_copy(update={"registry": {subject_id.casefold(): facts}}) if facts else view
 
 

@@ -144,25 +144,6 @@ def live_world(transactional_db: None) -> World:
 # --- a real Celery worker -------------------------------------------------------------------------
 
 
-_worker_threads: list[Any] = []
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    """Before a test's fixtures are torn down, the jobs it left on the session's worker thread
-    finish: on PostgreSQL, emptying the database (TRUNCATE) under a job's transaction deadlocks."""
-    if not _worker_threads:
-        return
-    from celery.worker import state
-
-    deadline = time.monotonic() + 120
-    quiet = 0
-    while time.monotonic() < deadline and quiet < 3:  # idle three times in a row: nothing in flight
-        busy = state.active_requests or state.reserved_requests
-        quiet = 0 if busy else quiet + 1
-        time.sleep(0.05)
-
-
 @pytest.fixture(scope="session")
 def celery_worker_thread() -> Iterator[Any]:
     """A real Celery worker in a thread of the test process, on the configured broker (in-memory in
@@ -185,9 +166,7 @@ def celery_worker_thread() -> Iterator[Any]:
     )
     thread = threading.Thread(target=worker.start, daemon=True)
     thread.start()
-    _worker_threads.append(worker)
     yield worker
-    _worker_threads.remove(worker)
     worker.stop(in_sighandler=False)
 
 

@@ -321,8 +321,8 @@ def _fail(attempt: ConversionAttempt, user_message: str, detail: str) -> None:
 
 
 def validate_attempt(attempt_id: int) -> None:
-    from conversions.nwb.dandi_validation import merge_findings, validate_with_dandi
-    from conversions.nwb.validation import InspectionIssue, explain, fields_for, inspect_nwb, outcome_of
+    from conversions.nwb.dandi_validation import check_nwb
+    from conversions.nwb.validation import InspectionIssue, explain, fields_for, outcome_of
 
     claimed = ConversionAttempt.objects.filter(
         id=attempt_id,
@@ -336,10 +336,9 @@ def validate_attempt(attempt_id: int) -> None:
         attempt.session_id, {"type": "progress", "phase": "validating", "percent": 0.0, "attempt": attempt.number}
     )
     try:
-        path = Path(attempt.output_path)
-        # DANDI's own validator beside nwbinspector: what only it finds (schema types, species DANDI
-        # does not know) is added, what it repeats is dropped.
-        issues = merge_findings(inspect_nwb(path), validate_with_dandi(path))
+        # nwbinspector and DANDI's own validator: what only DANDI finds (species it does not know, the
+        # file's NWB version) is added to nwbinspector's findings.
+        issues = check_nwb(Path(attempt.output_path))
     except Exception as exc:
         # A check that cannot run is reported like any other problem with the file, so the session
         # moves on (the user can retry or accept) instead of waiting for a validation that never ends.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -62,21 +62,33 @@ class Outcome(StrEnum):
     FAILED = "failed"
 
 
-def inspect_nwb(path: Path) -> list[InspectionIssue]:
+def inspect_nwb(path: Path, *, schema_errors: Sequence[Any] | None = None) -> list[InspectionIssue]:
     """Run nwbinspector with DANDI's configuration (and pynwb's schema validation) on `path`.
 
     A file that cannot be opened, a schema violation or a check that crashes becomes an ERROR
     issue rather than an exception: the answer is always a list.
+
+    `schema_errors`: pynwb's validation of this file, when the caller has it already (pynwb's
+    `ValidationError`s); nwbinspector then skips its own run of the same validation and they are
+    reported first, as nwbinspector reports its own.
     """
     from nwbinspector import Importance, inspect_nwbfile, load_config
 
     try:
-        messages = list(inspect_nwbfile(nwbfile_path=path, config=load_config("dandi")))
+        messages = list(
+            inspect_nwbfile(nwbfile_path=path, config=load_config("dandi"), skip_validate=schema_errors is not None)
+        )
     except Exception as error:  # e.g. a backend nwbinspector cannot open at all
         logger.warning("nwbinspector could not inspect %s", path, exc_info=True)
         return [_error_issue(UNREADABLE_FILE, f"The file could not be inspected: {type(error).__name__}: {error}")]
 
     issues: list[InspectionIssue] = []
+    unreadable = any(
+        message.importance is Importance.ERROR and str(message.check_function_name).startswith("During io.read()")
+        for message in messages
+    )
+    if schema_errors and not unreadable:  # nwbinspector validates only a file it could read
+        issues += [_schema_violation(error.name, error.reason, error.location) for error in schema_errors]
     for message in messages:
         name = str(message.check_function_name or "")
         if message.importance is Importance.ERROR:
@@ -90,16 +102,7 @@ def inspect_nwb(path: Path) -> list[InspectionIssue]:
             continue
         if message.importance is Importance.PYNWB_VALIDATION:
             # For schema errors nwbinspector puts the offending type's name where the check name goes.
-            issues.append(
-                InspectionIssue(
-                    check_name=SCHEMA_VIOLATION,
-                    importance=ERROR,
-                    message=str(message.message),
-                    location=str(message.location or ""),
-                    object_type=name,
-                    object_name="",
-                )
-            )
+            issues.append(_schema_violation(name, message.message, message.location))
             continue
         issues.append(
             InspectionIssue(
@@ -112,6 +115,17 @@ def inspect_nwb(path: Path) -> list[InspectionIssue]:
             )
         )
     return issues
+
+
+def _schema_violation(type_name: Any, reason: Any, location: Any) -> InspectionIssue:
+    return InspectionIssue(
+        check_name=SCHEMA_VIOLATION,
+        importance=ERROR,
+        message=str(reason),
+        location=str(location or ""),
+        object_type=str(type_name or ""),
+        object_name="",
+    )
 
 
 def outcome_of(issues: Iterable[InspectionIssue]) -> Outcome:

@@ -18,13 +18,17 @@ from zoneinfo import ZoneInfo
 
 import h5py
 import numpy as np
+import pynwb
+import pynwb.validation
 import pytest
 from pynwb import NWBHDF5IO, NWBFile, TimeSeries
 from pynwb.file import Subject
 
+from conversions.nwb import namespaces
 from conversions.nwb.dandi_validation import (
     DANDI_FAILED,
     UPLOAD_METADATA_REJECTED,
+    check_nwb,
     merge_findings,
     validate_with_dandi,
 )
@@ -107,6 +111,21 @@ def unreadable_file(folder: Path, complete_file: Path) -> Path:
         del file["general/subject/age"]
         file["general/subject"].create_dataset("age", data=90)
     return Path(path)
+
+
+@pytest.fixture(scope="module")
+def old_version_file(folder: Path, complete_file: Path) -> Path:
+    path = Path(shutil.copy(complete_file, folder / "old_style_version.nwb"))
+    with h5py.File(path, "r+") as file:
+        file.attrs["nwb_version"] = "NWB-2.9"
+    return path
+
+
+@pytest.fixture(scope="module")
+def not_hdf5_file(folder: Path) -> Path:
+    path = folder / "broken.nwb"
+    path.write_bytes(b"not an HDF5 file at all")
+    return path
 
 
 def _names(issues: list[InspectionIssue]) -> list[tuple[str, str]]:
@@ -203,22 +222,15 @@ def test_unreadable_file_dandi_says_why(unreadable_file: Path) -> None:
     assert _names(merge_findings(inspector, dandi)) == _names([*inspector, *dandi])
 
 
-def test_nwb_version_is_checked(complete_file: Path, tmp_path: Path) -> None:
-    path = Path(shutil.copy(complete_file, tmp_path / "old_style_version.nwb"))
-    with h5py.File(path, "r+") as file:
-        file.attrs["nwb_version"] = "NWB-2.9"
-
-    dandi = validate_with_dandi(path)
+def test_nwb_version_is_checked(old_version_file: Path) -> None:
+    dandi = validate_with_dandi(old_version_file)
 
     assert _names(dandi) == [("dandi:pynwb.GENERIC", "CRITICAL"), ("dandi:pynwb.GENERIC", "CRITICAL")]
     assert any("not a proper semantic version" in issue.message for issue in dandi)
 
 
-def test_file_that_is_not_hdf5(tmp_path: Path) -> None:
-    path = tmp_path / "broken.nwb"
-    path.write_bytes(b"not an HDF5 file at all")
-
-    dandi = validate_with_dandi(path)
+def test_file_that_is_not_hdf5(not_hdf5_file: Path) -> None:
+    dandi = validate_with_dandi(not_hdf5_file)
 
     assert _names(dandi) == [(DANDI_FAILED, "BEST_PRACTICE_SUGGESTION")]
     assert "DANDI's validator could not run" in dandi[0].message
@@ -249,6 +261,84 @@ def test_dandi_not_importable(complete_file: Path, monkeypatch: pytest.MonkeyPat
 
     assert _names(issues) == [(DANDI_FAILED, "BEST_PRACTICE_SUGGESTION")]
     assert "ModuleNotFoundError" in issues[0].message
+
+
+def _tools_run_whole(path: Path) -> list[InspectionIssue]:
+    """What check_nwb must equal: nwbinspector and `dandi validate` each run whole, with pynwb building
+    the cached schema every time as it does on its own."""
+    namespaces.install()
+    installed = pynwb.validation.get_cached_namespaces_to_validate
+    pynwb.validation.get_cached_namespaces_to_validate = namespaces._original
+    try:
+        return merge_findings(inspect_nwb(path), validate_with_dandi(path))
+    finally:
+        pynwb.validation.get_cached_namespaces_to_validate = installed
+
+
+EVERY_KIND = [
+    "complete_file",
+    "no_subject_file",
+    "common_words_file",
+    "zebra_finch_file",
+    "zebra_finch_url_file",
+    "schema_violation_file",
+    "unreadable_file",
+    "old_version_file",
+    "not_hdf5_file",
+]
+
+
+@pytest.mark.parametrize("kind", EVERY_KIND)
+def test_check_nwb_finds_what_both_tools_find_run_whole(kind: str, request: pytest.FixtureRequest) -> None:
+    path = request.getfixturevalue(kind)
+
+    expected = _tools_run_whole(path)
+
+    assert check_nwb(path) == expected
+    assert check_nwb(path) == expected  # and again, with the schema kept from the first time
+    assert expected or kind in ("complete_file", "zebra_finch_url_file")
+
+
+def test_check_nwb_validates_and_inspects_once(
+    schema_violation_file: Path, zebra_finch_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import nwbinspector
+
+    calls: list[str] = []
+
+    def counted(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            calls.append(name)
+            return function(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(pynwb, "validate", counted("schema", pynwb.validate))
+    monkeypatch.setattr(nwbinspector, "inspect_nwbfile", counted("inspector", nwbinspector.inspect_nwbfile))
+
+    for path in (schema_violation_file, zebra_finch_file):
+        assert check_nwb(path)
+    assert calls == ["schema", "inspector"] * 2
+
+    calls.clear()
+    merge_findings(inspect_nwb(zebra_finch_file), validate_with_dandi(zebra_finch_file))
+    assert sorted(calls) == ["inspector", "inspector", "schema", "schema"]  # what check_nwb saves
+
+
+def test_check_nwb_runs_the_tools_whole_where_dandi_moved_its_function(
+    schema_violation_file: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from conversions.nwb import dandi_validation
+
+    def moved(path: Path) -> None:
+        raise ImportError("cannot import name 'validate' from 'dandi.pynwb_utils'")
+
+    expected = _tools_run_whole(schema_violation_file)
+    monkeypatch.setattr(dandi_validation, "_version_and_schema", moved)
+
+    with caplog.at_level(logging.WARNING, logger="conversions.nwb.dandi_validation"):
+        assert check_nwb(schema_violation_file) == expected
+    assert "running each tool whole" in caplog.text
 
 
 def _issue(check_name: str, **fields: str) -> InspectionIssue:

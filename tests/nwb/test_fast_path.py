@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from conversions.nwb.conversion import PREVIEW_SECONDS, convert_recording
-from conversions.nwb.dandi_validation import validate_with_dandi
+from conversions.nwb.dandi_validation import check_nwb, merge_findings, validate_with_dandi
 from conversions.nwb.detection import detect_format
 from conversions.nwb.errors import ConversionCancelled
 from conversions.nwb.fastwrite import Deflate, choose_deflate, default_deflate, fill_dataset, neuroconv_deflate
@@ -133,6 +133,8 @@ def _assert_as_neuroconv_writes_it(fast: Path, reference: Path) -> None:
     assert _differences(fast, reference) == []
     assert inspect_nwb(fast) == inspect_nwb(reference)
     assert validate_with_dandi(fast) == validate_with_dandi(reference)
+    # What the portal runs on the file: the same findings as both tools run whole.
+    assert check_nwb(fast) == merge_findings(inspect_nwb(fast), validate_with_dandi(fast))
     for dataset, neuroconv_dataset in zip(_series_data(fast), _series_data(reference), strict=True):
         assert dataset.compression == "gzip"
         assert _filters(dataset) in _ALLOWED_FILTERS

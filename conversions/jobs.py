@@ -90,8 +90,10 @@ def detect_recording(session_id: str, files_version: int, *, format_key: str | N
 
 
 class _ProgressReporter:
-    """Stores and publishes a running conversion's percent; throttled so the database is not hit on
-    every tiny step, but often enough (every 2 s or 1 %) for a live bar and a heartbeat."""
+    """Stores and publishes a running conversion's percent: at most every PROGRESS_INTERVAL_SECONDS
+    and only for a gain of 1 % or more, and at least every 2 s as a heartbeat. A conversion reports
+    after every chunk (about 200 a gigabyte); storing and announcing each of those cost more than
+    a third of the conversion's own time on a 1 GB recording."""
 
     def __init__(self, attempt: ConversionAttempt) -> None:
         self.attempt_id = attempt.id
@@ -103,7 +105,9 @@ class _ProgressReporter:
 
     def __call__(self, percent: float) -> None:
         now = time.monotonic()
-        if percent - self.last_percent < 1.0 and now - self.last_time < 2.0 and percent < 100.0:
+        since = now - self.last_time
+        gained = percent - self.last_percent >= 1.0 and since >= settings.PROGRESS_INTERVAL_SECONDS
+        if not gained and since < 2.0 and percent < 100.0:
             return
         self.last_percent, self.last_time = percent, now
         ConversionAttempt.objects.filter(id=self.attempt_id).update(progress=percent, heartbeat_at=timezone.now())
@@ -180,20 +184,39 @@ def convert_attempt(attempt_id: int, *, worker: str = "") -> None:
         _fail(attempt, UNEXPECTED, traceback.format_exc())
         return
     fixes = [fix.to_json() for fix in result.applied_fixes]
-    finished = ConversionAttempt.objects.filter(id=attempt_id, state=ConversionAttempt.State.RUNNING).update(
-        state=ConversionAttempt.State.SUCCEEDED,
-        size_bytes=result.size_bytes,
-        finished_at=timezone.now(),
-        progress=100.0,
-        fixes=fixes,
-    )
-    if not finished:
-        # Cancelled between the last progress report and the end: the file is not wanted.
-        Path(output).unlink(missing_ok=True)
-        return
-    services.record_job_event(
-        session.id, ConversionSucceeded(attempt=attempt.number, size_bytes=result.size_bytes, fixes=tuple(fixes))
-    )
+    now = timezone.now()
+    # The attempt's success and the orchestrator's step commit together, so a worker stopping in
+    # between cannot leave a session converting with a finished attempt. The session row is locked
+    # first, as every transition locks it before touching its attempts.
+    # This worker then validates the file it has just written, without a trip through the queue: the
+    # validation is claimed with the success, so the orchestrator's StartValidation finds it taken
+    # and queues nothing. Should this worker stop before answering, recover_stalled_jobs hands the
+    # validation to another.
+    with transaction.atomic():
+        ConversionSession.objects.select_for_update().filter(id=session.id).exists()
+        finished = ConversionAttempt.objects.filter(id=attempt_id, state=ConversionAttempt.State.RUNNING).update(
+            state=ConversionAttempt.State.SUCCEEDED,
+            size_bytes=result.size_bytes,
+            finished_at=now,
+            progress=100.0,
+            fixes=fixes,
+            validation=ConversionAttempt.Validation.RUNNING,
+            validation_started_at=now,
+        )
+        if not finished:
+            # Cancelled between the last progress report and the end: the file is not wanted.
+            Path(output).unlink(missing_ok=True)
+            return
+        step = services.record_job_event(
+            session.id, ConversionSucceeded(attempt=attempt.number, size_bytes=result.size_bytes, fixes=tuple(fixes))
+        )
+        if step is None or step.refused:
+            # Nobody waits for this file's validation any more (the session was cancelled or deleted).
+            ConversionAttempt.objects.filter(id=attempt_id).update(
+                validation=ConversionAttempt.Validation.PENDING, validation_started_at=None
+            )
+            return
+    _validate_claimed(attempt_id)
 
 
 def preview_recording(preview_id: int) -> None:
@@ -321,16 +344,21 @@ def _fail(attempt: ConversionAttempt, user_message: str, detail: str) -> None:
 
 
 def validate_attempt(attempt_id: int) -> None:
-    from conversions.nwb.dandi_validation import check_nwb
-    from conversions.nwb.validation import InspectionIssue, explain, fields_for, outcome_of
-
+    """A validation left to the queue: after a restart, or when the conversion's own worker stopped
+    before validating (the conversion job normally validates its file itself)."""
     claimed = ConversionAttempt.objects.filter(
         id=attempt_id,
         state=ConversionAttempt.State.SUCCEEDED,
         validation__in=[ConversionAttempt.Validation.PENDING],
     ).update(validation=ConversionAttempt.Validation.RUNNING, validation_started_at=timezone.now())
-    if not claimed:
-        return
+    if claimed:
+        _validate_claimed(attempt_id)
+
+
+def _validate_claimed(attempt_id: int) -> None:
+    from conversions.nwb.dandi_validation import check_nwb
+    from conversions.nwb.validation import InspectionIssue, explain, fields_for, outcome_of
+
     attempt = ConversionAttempt.objects.get(id=attempt_id)
     notify.publish(
         attempt.session_id, {"type": "progress", "phase": "validating", "percent": 0.0, "attempt": attempt.number}

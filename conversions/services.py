@@ -609,7 +609,9 @@ def _carry_out(session: ConversionSession, action: Any) -> None:
         case StartValidation(attempt=number):
             attempt = session.attempts.get(number=number)
             attempt_id = attempt.id
-            transaction.on_commit(lambda: tasks.validate_attempt.delay(attempt_id))
+            # The conversion's worker has usually claimed it already, to validate its file at once.
+            if attempt.validation == ConversionAttempt.Validation.PENDING:
+                transaction.on_commit(lambda: tasks.validate_attempt.delay(attempt_id))
         case CancelJobs():
             _cancel_jobs(session)
         case FlagForReview(reason=reason):

@@ -48,30 +48,32 @@ def close_idle_sessions() -> int:
     return jobs.close_idle_sessions()
 
 
-def _import_readers() -> None:
-    """Import the readers once when a worker starts: otherwise the first detection pays about a
-    second of neuroconv/neo imports while the user waits."""
+def warm_up_worker() -> None:
+    """Import the readers and validators once when a worker starts, and validate a small file:
+    otherwise the first detection pays about a second of neuroconv/neo imports, and the first
+    validation ~0.5 s of nwbinspector/dandi imports and first-use set-up, while the user waits."""
     import neuroconv.datainterfaces  # noqa: F401
 
     import conversions.nwb.conversion
     import conversions.nwb.detection  # noqa: F401
+    from conversions.nwb.dandi_validation import warm_up
+
+    warm_up()
 
 
 @worker_process_init.connect
 def _warm_up_process(**_: object) -> None:
-    # Prefork workers: each child process.
-    _import_readers()
+    # Prefork workers (`celery worker`, production): each child process. The embedded mode's worker
+    # threads are warmed by nwbportal.embedded before they take jobs.
+    warm_up_worker()
 
 
 @worker_ready.connect
 def _on_worker_ready(**_: object) -> None:
-    if settings.EMBEDDED:
-        # The embedded worker's threads share the server's process (prefork children warmed
-        # themselves above). Its lost jobs are recovered by asgi.py at start.
-        _import_readers()
-    else:
-        # A worker that starts after a crash picks up what the crashed one left (heartbeat-based,
-        # so jobs still running on other workers are left alone).
+    # Sent by `celery worker` (production) once it consumes. A worker that starts after a crash
+    # picks up what the crashed one left (heartbeat-based, so jobs still running on other workers
+    # are left alone).
+    if not settings.EMBEDDED:
         recover_stalled_jobs.delay()
 
 

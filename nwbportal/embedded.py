@@ -83,8 +83,20 @@ def start_embedded_worker(*, concurrency: int) -> None:
             without_mingle=True,
             without_gossip=True,
         )
-        threading.Thread(target=_worker.start, name="celery-embedded", daemon=True).start()
+        threading.Thread(target=_warm_up_and_start, args=(_worker,), name="celery-embedded", daemon=True).start()
         logger.info("Embedded Celery worker started (%d threads)", concurrency)
+
+
+def _warm_up_and_start(worker: Any) -> None:
+    """Celery sends `worker_ready`, where `celery worker` processes warm up, only from its command
+    line worker; this one warms up here, before it takes its first job."""
+    from conversions.tasks import warm_up_worker
+
+    try:
+        warm_up_worker()
+    except Exception:  # a slower first job, never a worker that does not start
+        logger.exception("warming up the embedded worker failed")
+    worker.start()
 
 
 def start_housekeeping(*, interval_s: float) -> None:

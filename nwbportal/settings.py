@@ -166,6 +166,9 @@ VALIDATION_TIME_LIMIT = VALIDATION_SOFT_TIME_LIMIT + 60
 # A job whose worker has not reported for this long is considered lost (worker killed, machine
 # gone): it is requeued once, then the session is flagged for review.
 JOB_STALL_SECONDS = env.int("JOB_STALL_SECONDS", default=600)
+# A running conversion stores and announces its percent at most this often (and at least every 2 s,
+# its heartbeat): twice a second keeps a bar alive without a write and a notification per chunk.
+PROGRESS_INTERVAL_SECONDS = env.float("PROGRESS_INTERVAL_SECONDS", default=0.5)
 # A conversion that failed for a reason that is not the data's (its worker vanished, the time limit)
 # runs again by itself, up to JOB_MAX_RUNS runs in all, waiting JOB_RETRY_BACKOFF_SECONDS before the
 # second run and twice as long before each later one. Data errors never run again by themselves.

@@ -131,7 +131,9 @@ async def test_progress_reaches_the_websocket_from_a_worker_process(
     from nwbportal.asgi import application
 
     assert settings.CHANNEL_LAYERS["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
-    worker = WorkerProcess(queue, data_root, tmp_path / "worker.log")
+    # This recording converts in well under a second: progress as often as the chunks come, so that
+    # several reports cross the process boundary (the default is at most every 0.5 s).
+    worker = WorkerProcess(queue, data_root, tmp_path / "worker.log", {"PROGRESS_INTERVAL_SECONDS": "0"})
     try:
         client = live_world.client("ada")
         session_id = (await sync_to_async(client.post)("/api/sessions", {}, content_type="application/json")).json()[

@@ -16,7 +16,6 @@ import json
 import math
 import os
 import platform
-import resource
 import time
 from datetime import UTC, datetime
 from importlib.metadata import version
@@ -29,6 +28,7 @@ from harness import (
     format_table,
     generate_spikeglx,
     median,
+    peak_rss_bytes,
     read_into_page_cache,
     report_to_parent,
     run_child,
@@ -151,7 +151,7 @@ def convert_in_this_process(spec: dict[str, Any]) -> dict[str, Any]:
     wall_s = time.perf_counter() - started
     return {
         "wall_s": wall_s,
-        "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,  # KiB on Linux
+        "peak_rss_bytes": peak_rss_bytes(),
         "output_bytes": output.stat().st_size,
     }
 

@@ -52,7 +52,10 @@ def generate_spikeglx(folder: Path, *, size_gb: float, with_lf: bool) -> tuple[d
 
 
 def read_into_page_cache(paths: Sequence[Path]) -> None:
-    """Read every byte once so a measurement that follows reads from memory, not from disk."""
+    """Read every byte once so a measurement that follows reads from memory, not from disk; and
+    first write out what earlier runs left unwritten (their outputs, hundreds of MB), so that the
+    kernel does not write it back during this measurement."""
+    os.sync()
     for path in paths:
         with path.open("rb", buffering=0) as handle:
             while handle.read(16 * 1024 * 1024):
@@ -112,6 +115,16 @@ def source_revision() -> str:
     commit = git("rev-parse", "--short", "HEAD") or "unknown commit"
     changed = git("status", "--porcelain", "--", "conversions/nwb")
     return f"{commit} + uncommitted changes in conversions/nwb" if changed else commit
+
+
+def peak_rss_bytes() -> int:
+    """This process's peak resident memory since it started its program (VmHWM). Not ru_maxrss: Linux
+    carries the parent's resident size at fork into the child's ru_maxrss, so a child of a parent
+    that just compared two 500 MB files would report at least that much."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024  # kB
+    raise SystemExit("VmHWM missing from /proc/self/status: peak memory cannot be measured here")
 
 
 def median(values: Sequence[float]) -> float:

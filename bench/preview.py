@@ -6,7 +6,6 @@ process (imports excluded from the times, reported apart). Checks nothing: read 
 from __future__ import annotations
 
 import argparse
-import resource
 import sys
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from harness import (
     format_table,
     generate_spikeglx,
     median,
+    peak_rss_bytes,
     read_into_page_cache,
     report_to_parent,
     run_child,
@@ -106,7 +106,7 @@ def _child(spec_json: str) -> None:
             "imports_s": imports_s,
             "stub_s": stub_s,
             "describe_s": describe_s,
-            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "peak_rss_mb": peak_rss_bytes() / 1024 / 1024,
             "output_mb": output.stat().st_size / MB,
             "series": series,
         }

@@ -8,17 +8,14 @@ Paths, each run in a fresh Python process whose peak RSS is that run's own, alte
   interfaces the portal builds (for Open Ephys, neuroconv alone would give both probes one series name);
 - `neuroconv`: `convert_recording(writer="neuroconv")`, the portal's fallback;
 - `fast-1`, `fast-2`: `convert_recording(writer="fast", threads=1 or 2)`;
-- `fast-zlib`: `fast-2` with ISA-L hidden from the process, so the writer falls back to zlib;
-- `portal` (with `--portal`): the whole path a user waits through once they approve the plan, as
-  the portal runs it (the approve turn, queueing, the conversion job with its progress rows,
-  notifications and cancel checks, validation with nwbinspector and DANDI's validator, the
-  orchestrator's steps), until the answer's status event reaches the session's channel group. Its
-  median against `fast-2`'s is the portal's overhead. Embedded settings (a fresh SQLite database,
-  the worker thread in the process) unless DATABASE_URL and REDIS_URL are set: then that database,
-  Redis and a Celery worker process the script starts on a queue of its own.
+- `fast-zlib`: `fast-2` with ISA-L hidden from the process, so the writer falls back to zlib.
 
-Imports happen before the clock starts (a worker imports neuroconv once); the source is read into
-the page cache before every run. `--flat-gb 3` adds one fast run on a 3 GB SpikeGLX recording to show
+The portal's own time around a conversion (queueing, progress, validation, bookkeeping) is
+`overhead.py`'s business.
+
+Imports happen before the clock starts (a worker imports neuroconv once), and so does a detection
+of the recording (a worker has detected it before converting it); the source is read into the page
+cache before every run. `--flat-gb 3` adds one fast run on a 3 GB SpikeGLX recording to show
 that peak memory does not follow the recording's length.
 
     .venv/bin/python bench/throughput.py [--size-gb 1.0] [--openephys-gb 0.5] [--runs 3] [--flat-gb 0] [--keep]
@@ -34,8 +31,6 @@ import platform
 import shutil
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -48,6 +43,7 @@ from harness import (
     format_table,
     generate_spikeglx,
     median,
+    peak_rss_bytes,
     read_into_page_cache,
     report_to_parent,
     run_child,
@@ -56,13 +52,6 @@ from harness import (
 )
 
 PATHS = ("bare", "neuroconv", "fast-1", "fast-2", "fast-zlib")
-# Opt-in (--portal): approve to answer through the whole portal, against `fast-2` alone.
-PORTAL_PATH = "portal"
-# One message that gives everything the plan needs (a user's own words; the rules read them).
-PORTAL_MESSAGE = (
-    "Dr. Jane Smith, MIT, Neuropixels recording of V1 neurons during passive viewing, "
-    "subject mouse001, Mus musculus, male, P90D"
-)
 PORTAL_METADATA = {"subject_id": "bench-001", "species": "Mus musculus", "sex": "F", "age": "P90D"}
 TIMEZONE = "UTC"
 AIND_NODE = REPO_ROOT.parent / "shared/data/real/openephys_binary/aind_v0.6_multiexp_multistream/Record Node 101"
@@ -79,15 +68,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="runs per path (default 3)")
     parser.add_argument("--paths", default=",".join(PATHS), help=f"comma-separated subset of {','.join(PATHS)}")
     parser.add_argument("--flat-gb", type=float, default=0.0, help="also one fast run on a recording this big")
-    parser.add_argument("--portal", action="store_true", help="add the `portal` path (approve to answer)")
     parser.add_argument("--keep", action="store_true", help="keep generated data and outputs under bench/out/")
     parser.add_argument(_CHILD_OPTION, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.convert:
         report_to_parent(convert_in_this_process(json.loads(args.convert)))
         return
-    paths = tuple(path for path in args.paths.split(",") if path) + ((PORTAL_PATH,) if args.portal else ())
-    unknown = set(paths) - {*PATHS, PORTAL_PATH}
+    paths = tuple(path for path in args.paths.split(",") if path)
+    unknown = set(paths) - set(PATHS)
     if unknown:
         raise SystemExit(f"unknown paths: {sorted(unknown)}")
 
@@ -96,11 +84,7 @@ def main() -> None:
         f"h5py {version('h5py')}, isal {_version('isal')}, {len(os.sched_getaffinity(0))} cores, "
         f"load average {os.getloadavg()[0]:.1f}; code: {source_revision()}"
     )
-    production = bool(os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL"))
-    with (
-        work_folder("throughput", keep=args.keep) as work,
-        celery_worker(work) if PORTAL_PATH in paths and production else nullcontext(),
-    ):
+    with work_folder("throughput", keep=args.keep) as work:
         spikeglx = work / "spikeglx"
         _, generation_s = generate_spikeglx(spikeglx, size_gb=args.size_gb, with_lf=False)
         print(f"\nSpikeGLX imec0.ap, {args.size_gb:.2f} GB generated in {generation_s:.1f} s")
@@ -117,42 +101,6 @@ def main() -> None:
             measure(big, ("imec0.ap",), ("fast-2",), 1, work)
     print("\nMB/s: source data bytes / wall; wall: the conversion call, imports excluded; 1 MB = 1e6 bytes.")
     print("peak RSS: the child process's VmHWM, imports included.")
-
-
-@contextmanager
-def celery_worker(work: Path) -> Iterator[None]:
-    """Production mode: one `celery worker` (as `make worker` runs it) on a queue of its own, with the
-    portal's settings from the environment; its log is worker.log in the work folder."""
-    import secrets
-    import signal
-    import subprocess
-
-    queue = f"nwbportal-bench-{os.getpid()}"
-    os.environ.update(
-        CELERY_QUEUE=queue,
-        DATA_ROOT=str(work / "portal-data"),
-        SECRET_KEY=os.environ.get("SECRET_KEY") or secrets.token_hex(32),
-        LOG_LEVEL="WARNING",
-        DJANGO_SETTINGS_MODULE="nwbportal.settings",
-    )
-    command = [sys.executable, "-m", "celery", "-A", "nwbportal", "worker", "--loglevel", "WARNING"]
-    command += ["--hostname", f"{queue}@%h", "--without-gossip", "--without-mingle"]
-    with (work / "worker.log").open("wb") as log:
-        worker = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            yield
-        finally:
-            os.killpg(worker.pid, signal.SIGTERM)
-            try:
-                worker.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(worker.pid, signal.SIGKILL)
-                worker.wait()
-            import redis
-
-            redis.Redis.from_url(os.environ["REDIS_URL"]).delete(
-                queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}"
-            )
 
 
 def measure(root: Path, stream_ids: tuple[str, ...], paths: tuple[str, ...], runs: int, work: Path) -> None:
@@ -207,41 +155,16 @@ def measure(root: Path, stream_ids: tuple[str, ...], paths: tuple[str, ...], run
             right=(1, 2, 3, 4, 5, 6),
         )
     )
-    if PORTAL_PATH in results and "fast-2" in results:
-        report_overhead(results[PORTAL_PATH], results["fast-2"])
     reference = outputs.get("bare") or outputs.get("neuroconv")
     if reference is not None:
         from conversion import compare_electrical_series
 
         for path in paths:
-            if path.startswith("fast") or path == PORTAL_PATH:
+            if path.startswith("fast"):
                 identical, detail = compare_electrical_series(outputs[path], reference)
                 print(f"{path} vs {reference.stem.split('-', 1)[1]}: samples identical: {'yes' if identical else 'NO'}")
                 if not identical:
                     print(f"  {detail}")
-
-
-PHASES = {
-    "to_start": "approve to the job's start (the approve turn, the queue)",
-    "converting": "the conversion job (claim, conversion, progress, bookkeeping)",
-    "to_validation": "conversion recorded to validation started",
-    "validating": "validation (nwbinspector, DANDI's validator, issues stored)",
-    "to_answer": "the orchestrator's answer to the page",
-}
-
-
-def report_overhead(portal: list[dict[str, Any]], conversion: list[dict[str, Any]]) -> None:
-    """The portal's time over the conversion alone, and where it goes (medians of each phase)."""
-    portal_s = median([run["wall_s"] for run in portal])
-    conversion_s = median([run["wall_s"] for run in conversion])
-    overhead_s = portal_s - conversion_s
-    print(
-        f"\nportal, approve to answer: {portal_s:.2f} s; the conversion alone (fast-2): {conversion_s:.2f} s; "
-        f"overhead {overhead_s * 1000:.0f} ms = {100 * overhead_s / conversion_s:.1f} % of the conversion "
-        f"(answers: {', '.join(sorted({run['status'] for run in portal}))})"
-    )
-    rows = [[label, f"{median([run['phases'][key] for run in portal]) * 1000:.0f}"] for key, label in PHASES.items()]
-    print(format_table(["phase (median)", "ms"], rows, right=(1,)))
 
 
 def write_openephys(root: Path, *, size_gb: float) -> Path:
@@ -278,19 +201,17 @@ def convert_in_this_process(spec: dict[str, Any]) -> dict[str, Any]:
         importlib.import_module(module)
 
     from conversions.nwb.conversion import convert_recording
-    from conversions.nwb.detection import Detection, format_handler
+    from conversions.nwb.detection import Detection, detect_format, format_handler
     from conversions.nwb.fastwrite import default_deflate
 
     detection = Detection.from_json(spec["detection"])
     root, output, stream_ids = Path(spec["root"]), Path(spec["output"]), tuple(spec["stream_ids"])
+    # As in a worker, which has detected the recording before converting it: the readers' first-use
+    # costs fall before the clock.
+    detect_format(Path(spec["root"]))
     path = spec["path"]
     writer = "neuroconv (run_conversion defaults)"
-    extra: dict[str, Any] = {}
-    if path == PORTAL_PATH:
-        extra = run_portal(spec)
-        writer = f"fast, the whole portal ({extra['mode']})"
-        wall_s = extra["wall_s"]
-    elif path == "bare":
+    if path == "bare":
         supported = format_handler(detection.format)
         assert supported is not None
         with supported.open_for_reading(root, detection, stream_ids) as view:
@@ -326,123 +247,11 @@ def convert_in_this_process(spec: dict[str, Any]) -> dict[str, Any]:
         )
         wall_s = time.perf_counter() - started
     return {
-        **extra,
         "wall_s": wall_s,
         "peak_rss_bytes": peak_rss_bytes(),
         "output_bytes": output.stat().st_size,
         "writer": writer,
     }
-
-
-def run_portal(spec: dict[str, Any]) -> dict[str, Any]:
-    """The whole path a user waits through, from "approve" to the validation's answer on the page:
-    the approve turn, queueing, the conversion job (claim, progress rows and notifications, cancel
-    checks), validation, and the orchestrator's steps and messages, as the portal runs them.
-
-    Embedded mode (no DATABASE_URL/REDIS_URL): a fresh SQLite database beside the output and the
-    embedded worker thread in this process, as `make run` serves. Production mode: that database,
-    Redis, and the Celery worker the parent started. Set-up (migrate, a user and lab, detection and
-    the metadata message) is off the clock. The clock stops when the status event that ends the
-    step (completed, or waiting for the user) reaches a listener on the session's channel group,
-    as it reaches an open page. The job's file is moved to `spec["output"]` afterwards."""
-    import asyncio
-    import uuid
-
-    output = Path(spec["output"])
-    portal = output.with_suffix(".portal")
-    os.environ.update(DJANGO_SETTINGS_MODULE="nwbportal.settings", LOG_LEVEL="WARNING", ANTHROPIC_API_KEY="")
-    if not os.environ.get("DATABASE_URL"):
-        os.environ.update(SQLITE_PATH=str(portal / "portal.sqlite3"), DATA_ROOT=str(portal / "data"))
-    import django
-
-    django.setup()
-    from channels.layers import get_channel_layer
-    from django.conf import settings
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
-
-    from conversions import notify, services
-    from conversions.models import ConversionAttempt, ConversionSession, Lab, Membership
-
-    call_command("migrate", interactive=False, verbosity=0)
-    if settings.EMBEDDED:
-        from nwbportal.embedded import start_embedded_worker
-
-        start_embedded_worker(concurrency=settings.EMBEDDED_WORKER_CONCURRENCY)
-    name = f"bench-{uuid.uuid4().hex[:8]}"
-    user = get_user_model().objects.create(username=name)
-    lab = Lab.objects.create(name=name, timezone=TIMEZONE)
-    Membership.objects.create(user=user, lab=lab, role=Membership.Role.MEMBER)
-    try:
-        session = services.create_session(user=user)
-        root = Path(spec["root"]).resolve()
-        files = sorted(path.relative_to(root) for path in root.rglob("*") if path.is_file())
-        for relative in files:
-            link = session.source_directory / relative
-            link.parent.mkdir(parents=True, exist_ok=True)
-            link.symlink_to(root / relative)
-        services.register_placed_files(
-            session=session, user=user, relative_paths=[path.as_posix() for path in files], how="benchmark"
-        )
-        session = _wait_for_status(session.id, {"awaiting_user_input"}, timeout_s=300)
-        turn = services.post_message(session=session, user=user, text=PORTAL_MESSAGE)
-        if turn.session.awaiting != "approval":
-            raise SystemExit(f"no plan after the metadata message: {turn.replies[-1].text if turn.replies else ''}")
-
-        async def approve_and_wait() -> tuple[float, float, str]:
-            layer = get_channel_layer()
-            channel = await layer.new_channel()
-            await layer.group_add(notify.group_name(session.id), channel)
-            started_wall, started = time.time(), time.perf_counter()
-            await asyncio.to_thread(services.perform_action, session=session, user=user, action="approve")
-            while True:
-                event = (await asyncio.wait_for(layer.receive(channel), timeout=600))["event"]
-                if event["type"] == "status" and event["status"] not in ("converting", "validating"):
-                    return started_wall, time.perf_counter() - started, str(event["status"])
-
-        started_wall, wall_s, status = asyncio.run(approve_and_wait())
-        attempt = ConversionAttempt.objects.get(session=session)
-        if attempt.state != ConversionAttempt.State.SUCCEEDED:
-            raise SystemExit(f"the job ended {attempt.state}: {attempt.error_message}\n{attempt.error_detail[-3000:]}")
-        assert attempt.started_at and attempt.finished_at and attempt.validation_started_at and attempt.validated_at
-        ended_wall = started_wall + wall_s
-        phases = {
-            "to_start": attempt.started_at.timestamp() - started_wall,
-            "converting": (attempt.finished_at - attempt.started_at).total_seconds(),
-            "to_validation": (attempt.validation_started_at - attempt.finished_at).total_seconds(),
-            "validating": (attempt.validated_at - attempt.validation_started_at).total_seconds(),
-            "to_answer": ended_wall - attempt.validated_at.timestamp(),
-        }
-        Path(attempt.output_path).replace(output)
-    finally:
-        ConversionSession.objects.filter(owner=user).delete()
-        user.delete()
-        lab.delete()
-        shutil.rmtree(portal, ignore_errors=True)
-    mode = "embedded" if settings.EMBEDDED else "production"
-    return {"wall_s": wall_s, "phases": phases, "status": status, "mode": mode}
-
-
-def _wait_for_status(session_id: Any, statuses: set[str], *, timeout_s: float) -> Any:
-    from conversions.models import ConversionSession
-
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        session = ConversionSession.objects.get(id=session_id)
-        if session.status in statuses:
-            return session
-        time.sleep(0.05)
-    raise SystemExit(f"session {session_id} did not reach {statuses}: it is {session.status}")
-
-
-def peak_rss_bytes() -> int:
-    """This process's peak resident memory since it started its program (VmHWM). Not ru_maxrss: Linux
-    carries the parent's resident size at fork into the child's ru_maxrss, so a child of a parent
-    that just compared two 500 MB files would report at least that much."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024  # kB
-    raise SystemExit("VmHWM missing from /proc/self/status: peak memory cannot be measured here")
 
 
 def _figures(runs: list[dict[str, Any]], data_bytes: int) -> list[str]:

@@ -220,22 +220,28 @@ def run_pairs(spec: dict[str, Any]) -> dict[str, Any]:
     lab = Lab.objects.create(name=name, timezone=TIMEZONE)
     Membership.objects.create(user=user, lab=lab, role=Membership.Role.MEMBER)
     pairs = []
+    previous: Path | None = None
     try:
         for number in range(spec["pairs"]):
             session = _session_at_the_plan(user, root)
             first = "alone" if number % 2 == 0 else "portal"
             timings: dict[str, Any] = {"first": first}
-            # The last pair's files are compared afterwards; the others make room. Writing into
-            # memory the kernel has just freed is much cheaper on this kind of machine (a VM) than
-            # into memory it never used, so both runs of a pair start from the same state.
-            for output in (work / "alone.nwb", work / "portal.nwb"):
-                output.unlink(missing_ok=True)
+            last = number == spec["pairs"] - 1
             for which in (first, "portal" if first == "alone" else "alone"):
+                # Each run first frees the memory of the run before (its output's cached pages):
+                # writing into memory just freed is much cheaper on a virtual machine than into
+                # memory never touched, and the order within a pair must not decide the figure.
+                # The last pair's two files are kept, to compare their samples.
+                if previous is not None and not (last and which != first):
+                    previous.unlink(missing_ok=True)
                 read_into_page_cache(sources)
+                time.sleep(1.0)  # let the disk settle after writing out the run before
+                output = work / f"{which}.nwb"
                 if which == "alone":
-                    timings["alone_s"] = _convert_alone(session, work / "alone.nwb")
+                    timings["alone_s"] = _convert_alone(session, output)
                 else:
-                    timings.update(_approve_and_wait(session, user, work / "portal.nwb"))
+                    timings.update(_approve_and_wait(session, user, output))
+                previous = output
             pairs.append(timings)
     finally:
         ConversionSession.objects.filter(owner=user).delete()

@@ -15,11 +15,13 @@ One child process with the portal's settings runs `--pairs` pairs, alternating w
 Each pair gets a new session whose files are links to the recording; its set-up (detection through
 the portal's worker, the metadata message that leads to the plan) is off the clock, and so is a
 detection in the child before the first pair, as in a worker that has detected the recording before
-converting it. The source is read into the page cache before each run. The overhead is the median of
-the pairs' differences (portal − alone), and is given as a share of the median conversion alone;
-pairing in one process keeps the machine's drift and each process's warm-up out of the difference.
-Where the time goes comes from the attempt's own timestamps (started, finished, validation started,
-validated), medians over the pairs.
+converting it. Before each run the output of the run before is deleted, what is unwritten is written
+out (`sync`) and the source is read into the page cache: on a virtual machine, writing into memory
+the kernel has just freed is much faster than into memory never used, and the order within a pair
+must not decide the figure. The overhead is the median of the pairs' differences (portal − alone),
+given as a share of the median conversion alone; pairing in one process keeps the machine's drift
+and each process's warm-up out of the difference. Where the time goes comes from the attempt's own
+timestamps (started, finished, validation started, validated), medians over the pairs.
 
 Embedded mode (no DATABASE_URL/REDIS_URL): a fresh SQLite database and the embedded worker thread in
 the child, as `make run` serves. Production mode (both set): that database (create one of its own,

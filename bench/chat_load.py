@@ -18,7 +18,6 @@ import json
 import os
 import random
 import secrets
-import signal
 import socket
 import statistics
 import subprocess
@@ -27,15 +26,23 @@ import time
 import urllib.error
 import urllib.request
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
-from harness import REPO_ROOT, format_table, report_to_parent, run_child, work_folder
+from harness import (
+    forget_queue,
+    format_table,
+    portal_environment,
+    report_to_parent,
+    run_child,
+    running,
+    work_folder,
+)
 
 _CHILD_OPTION = "--child"
 TARGET_P95_MS = 50.0
@@ -79,50 +86,10 @@ def script_for(user: int, turns: int) -> list[tuple[str, str]]:
 # --- the server and its database -------------------------------------------------------------------
 
 
-def portal_environment(folder: Path, *, production: bool) -> dict[str, str]:
-    """What the server, the worker and the set-up child run with."""
-    env = {
-        "DJANGO_SETTINGS_MODULE": "nwbportal.settings",
-        "DATA_ROOT": str(folder / "data"),
-        "LOG_LEVEL": "WARNING",
-        "DEBUG": "false",
-        # Rules only: no message may leave for the language model during a measurement.
-        "ANTHROPIC_API_KEY": "",
-        # The server listens on 127.0.0.1 only, and the script calls it by that name.
-        "ALLOWED_HOSTS": "127.0.0.1",
-    }
-    if production:
-        env["SECRET_KEY"] = os.environ.get("SECRET_KEY") or secrets.token_hex(32)
-        # A queue of its own, so a portal sharing the Redis never takes the benchmark's jobs.
-        env["CELERY_QUEUE"] = f"nwbportal-bench-{os.getpid()}"
-    else:
-        env["SQLITE_PATH"] = str(folder / "portal.sqlite3")
-    return env
-
-
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-@contextmanager
-def running(command: Sequence[str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
-    """Run `command` from the project root until the block ends; its output goes to `log_path`."""
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            list(command), cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        try:
-            yield process
-        finally:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-                try:
-                    process.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    os.killpg(process.pid, signal.SIGKILL)  # its own process group: it and its children
-                    process.wait()
 
 
 def wait_until_serving(base: str, process: subprocess.Popen[bytes], log_path: Path, timeout_s: float = 120) -> float:
@@ -452,13 +419,7 @@ def _child(spec: dict[str, Any]) -> None:
             sessions.delete()
             get_user_model().objects.filter(username__startswith=prefix).delete()
             labs.delete()
-        import redis
-
-        # The run's own queue, and where kombu's Redis transport keeps its bindings.
-        queue = settings.CELERY_TASK_DEFAULT_QUEUE
-        redis.Redis.from_url(settings.REDIS_URL).delete(
-            queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}"
-        )
+        forget_queue(settings.REDIS_URL, settings.CELERY_TASK_DEFAULT_QUEUE)
         report_to_parent({"sessions_deleted": counted})
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -125,6 +127,55 @@ def peak_rss_bytes() -> int:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) * 1024  # kB
     raise SystemExit("VmHWM missing from /proc/self/status: peak memory cannot be measured here")
+
+
+def portal_environment(folder: Path, *, production: bool) -> dict[str, str]:
+    """The portal's settings for a benchmark in `folder`: the embedded mode (a fresh SQLite database
+    there) or, with `production`, the database and Redis of the environment and a Celery queue of the
+    benchmark's own. What the server, the worker and the children run with."""
+    env = {
+        "DJANGO_SETTINGS_MODULE": "nwbportal.settings",
+        "DATA_ROOT": str(folder / "data"),
+        "LOG_LEVEL": "WARNING",
+        "DEBUG": "false",
+        # Rules only: no message may leave for the language model during a measurement.
+        "ANTHROPIC_API_KEY": "",
+        # The server listens on 127.0.0.1 only, and the script calls it by that name.
+        "ALLOWED_HOSTS": "127.0.0.1",
+    }
+    if production:
+        env["SECRET_KEY"] = os.environ.get("SECRET_KEY") or secrets.token_hex(32)
+        # A queue of its own, so a portal sharing the Redis never takes the benchmark's jobs.
+        env["CELERY_QUEUE"] = f"nwbportal-bench-{os.getpid()}"
+    else:
+        env["SQLITE_PATH"] = str(folder / "portal.sqlite3")
+    return env
+
+
+@contextmanager
+def running(command: Sequence[str], log_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """Run `command` from the project root until the block ends; its output goes to `log_path`."""
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            list(command), cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        try:
+            yield process
+        finally:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)  # its own process group: it and its children
+                    process.wait()
+
+
+def forget_queue(redis_url: str, queue: str) -> None:
+    """Delete a benchmark's Celery queue from Redis, with the bindings kombu's Redis transport keeps."""
+    import redis
+
+    redis.Redis.from_url(redis_url).delete(queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}")
 
 
 def median(values: Sequence[float]) -> float:

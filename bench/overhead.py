@@ -37,9 +37,6 @@ import argparse
 import json
 import os
 import platform
-import secrets
-import signal
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -50,14 +47,16 @@ from typing import Any
 from harness import (
     GB,
     MB,
-    REPO_ROOT,
+    forget_queue,
     format_table,
     generate_spikeglx,
     median,
     peak_rss_bytes,
+    portal_environment,
     read_into_page_cache,
     report_to_parent,
     run_child,
+    running,
     work_folder,
 )
 
@@ -123,43 +122,17 @@ def main() -> None:
             print(f"  {detail}")
 
 
-def portal_environment(work: Path, *, production: bool) -> dict[str, str]:
-    env = {
-        "DJANGO_SETTINGS_MODULE": "nwbportal.settings",
-        "DATA_ROOT": str(work / "portal-data"),
-        "LOG_LEVEL": "WARNING",
-        "ANTHROPIC_API_KEY": "",  # rules only: nothing leaves for a language model during a measurement
-    }
-    if production:
-        env["SECRET_KEY"] = os.environ.get("SECRET_KEY") or secrets.token_hex(32)
-        env["CELERY_QUEUE"] = f"nwbportal-bench-{os.getpid()}"  # never a queue a portal on this Redis uses
-    else:
-        env["SQLITE_PATH"] = str(work / "portal.sqlite3")
-    return env
-
-
 @contextmanager
 def celery_worker(work: Path) -> Iterator[None]:
     """One `celery worker`, as `make worker` runs it, on the bench's queue; its log is worker.log."""
     queue = os.environ["CELERY_QUEUE"]
     command = [sys.executable, "-m", "celery", "-A", "nwbportal", "worker", "--loglevel", "WARNING"]
     command += ["--hostname", f"{queue}@%h", "--without-gossip", "--without-mingle"]
-    with (work / "worker.log").open("wb") as log:
-        worker = subprocess.Popen(command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
+    try:
+        with running(command, work / "worker.log"):
             yield
-        finally:
-            os.killpg(worker.pid, signal.SIGTERM)
-            try:
-                worker.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(worker.pid, signal.SIGKILL)
-                worker.wait()
-            import redis
-
-            redis.Redis.from_url(os.environ["REDIS_URL"]).delete(
-                queue, f"_kombu.binding.{queue}", f"_kombu.binding_permanent.{queue}"
-            )
+    finally:
+        forget_queue(os.environ["REDIS_URL"], queue)
 
 
 def report(result: dict[str, Any], data_bytes: int) -> None:

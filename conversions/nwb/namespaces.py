@@ -51,7 +51,8 @@ def cached_namespaces_to_validate(
     without cached specifications or that h5py cannot open) goes to pynwb's own function."""
     from hdmf.build import BuildManager
 
-    original = _original or _pynwb_function()
+    install()
+    original = _original
     key = specification_digest(Path(path)) if path is not None and io is None and driver is None else None
     if key is None:
         return original(path=path, driver=driver, aws_region=aws_region, io=io)  # type: ignore[no-any-return]
@@ -99,9 +100,3 @@ def clear() -> None:
     """Forget every kept schema (tests)."""
     with _lock:
         _kept.clear()
-
-
-def _pynwb_function() -> Any:
-    import pynwb.validation
-
-    return pynwb.validation.get_cached_namespaces_to_validate

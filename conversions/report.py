@@ -1,6 +1,10 @@
 """The validation report of a session: what was converted, with which metadata from where, every
 attempt, what the inspector found in the latest validated file and the conversation that led there.
 
+The metadata of each delivered file is the metadata its attempt was converted with (recorded on the
+attempt when it was queued), not the session's values now, which may have changed since; what
+changed is said beside it. The session's values now are listed as well (`metadata`).
+
 One dictionary, served as JSON and rendered as a printable page (templates/conversions/report.html).
 Read-only: it changes nothing.
 """
@@ -73,12 +77,16 @@ def build_report(session: ConversionSession) -> dict[str, Any]:
     )
     validated = [attempt for attempt in attempts if attempt.validation in VALIDATED]
     validation = _validation(validated[-1] if validated else None)
+    metadata = _metadata(session, validation)
+    plans = list(session.messages.filter(card="plan"))
     return {
         "generated_at": timezone.now(),
         "session": _session(session),
         "recording": _recording(session),
-        "metadata": _metadata(session, validation),
-        "attempts": [_attempt(session, attempt) for attempt in attempts],
+        "metadata": metadata,
+        "attempts": [_attempt(session, attempt, metadata, validation, plans) for attempt in attempts],
+        # The attempts whose file was delivered; each one's metadata is in its "metadata".
+        "delivered": [attempt.number for attempt in attempts if attempt.state == ConversionAttempt.State.SUCCEEDED],
         "validation": validation,
         "transcript": _transcript(session),
         "links": {
@@ -160,7 +168,13 @@ def _recording(session: ConversionSession) -> dict[str, Any]:
     }
 
 
-def _attempt(session: ConversionSession, attempt: ConversionAttempt) -> dict[str, Any]:
+def _attempt(
+    session: ConversionSession,
+    attempt: ConversionAttempt,
+    now: list[dict[str, Any]],
+    validation: dict[str, Any],
+    plans: list[ChatMessage],
+) -> dict[str, Any]:
     succeeded = attempt.state == ConversionAttempt.State.SUCCEEDED
     return {
         "number": attempt.number,
@@ -175,6 +189,8 @@ def _attempt(session: ConversionSession, attempt: ConversionAttempt) -> dict[str
         "validation": attempt.validation,
         "validated_at": attempt.validated_at,
         "fixes": attempt.fixes,
+        # What the delivered file holds; none for an attempt that delivered no file.
+        "metadata": _file_metadata(attempt, now, validation, plans) if succeeded else [],
         "issue_count": len(attempt.issues.all()),
         "output_url": (
             reverse("api:session_output", kwargs={"session_id": session.id}) + f"?attempt={attempt.number}"
@@ -182,6 +198,60 @@ def _attempt(session: ConversionSession, attempt: ConversionAttempt) -> dict[str
             else None
         ),
     }
+
+
+def _file_metadata(
+    attempt: ConversionAttempt, now: list[dict[str, Any]], validation: dict[str, Any], plans: list[ChatMessage]
+) -> list[dict[str, Any]]:
+    """The values `attempt` was converted with, each with where it came from and, when the session's
+    value is different now, that value ("now"). The file of the validated attempt also lists, as not
+    in the file, the fields its issues ask for, so their links have somewhere to point.
+
+    Where a value came from is what the plan approved for this attempt said; an attempt started
+    without a plan (minimal mode, a retry after the check) takes it from the session's value now
+    when that is still the same, and has none otherwise.
+    """
+    current = {row["name"]: row for row in now if row["source"] is not None}
+    approved = _approved_sources(attempt, plans)
+    names = list(attempt.metadata)
+    if attempt.number == validation["attempt"]:
+        wanted = [f["name"] for group in validation["groups"] for issue in group["issues"] for f in issue["fields"]]
+        names += [name for name in wanted if name not in attempt.metadata]
+    rows = []
+    for name in sorted(dict.fromkeys(names), key=_catalogue_order):
+        in_file = name in attempt.metadata and attempt.metadata[name] not in (None, "", [])
+        value = attempt.metadata.get(name) if in_file else None
+        row = current.get(name)
+        value_now = row["value"] if row else None
+        source = approved.get((name, repr(value))) or (row["source"] if row and value_now == value else None)
+        rows.append(
+            {
+                "name": name,
+                "label": field_label(name),
+                "value": value,
+                "display": value_in_words(value) if in_file else "not in the file",
+                "source": source if in_file else None,
+                "source_label": SOURCE_WORDS.get(source, source or "") if in_file else "",
+                "now": (row["display"] if row else "removed") if value_now != value else None,
+                "anchor": field_anchor(name),
+            }
+        )
+    return rows
+
+
+def _approved_sources(attempt: ConversionAttempt, plans: list[ChatMessage]) -> dict[tuple[str, str], str]:
+    """(field, value) → source, as the last plan shown for `attempt` before it was queued said."""
+    shown = [plan for plan in plans if plan.data.get("attempt") == attempt.number and plan.created <= attempt.queued_at]
+    if not shown:
+        return {}
+    return {(f["name"], repr(f.get("value"))): f["source"] for f in shown[-1].data.get("metadata", ())}
+
+
+_CATALOGUE = {name: index for index, name in enumerate([*FIELDS, *FILE_FACTS])}
+
+
+def _catalogue_order(name: str) -> tuple[int, str]:
+    return _CATALOGUE.get(name, len(_CATALOGUE)), name
 
 
 def _validation(attempt: ConversionAttempt | None) -> dict[str, Any]:
@@ -250,13 +320,24 @@ def _transcript(session: ConversionSession) -> list[dict[str, Any]]:
 
 
 def _message(message: ChatMessage) -> dict[str, Any]:
+    fixes = message.data.get("fixes", ()) if message.card == "fixes" else ()
     return {
         "kind": "message",
         "at": message.created,
         "role": message.role,
         "card": message.card or None,
         "text": message.text,
+        # A fixes card says them in one line; each change is listed here, as the page's details do.
+        "details": [_fix_words(fix) for fix in fixes],
     }
+
+
+def _fix_words(fix: dict[str, Any]) -> str:
+    """One automatic fix in a line: "subject id: “mouse/7” → “mouse-7” (why)"."""
+    label = fix.get("label") or fix.get("field", "")
+    before = value_in_words(fix.get("before"))
+    change = f"“{before}” → “{value_in_words(fix.get('after'))}”" if before else f"“{value_in_words(fix.get('after'))}”"
+    return f"{label}: {change}" + (f" ({fix['reason']})" if fix.get("reason") else "")
 
 
 def _event(event: AuditEvent) -> dict[str, Any]:

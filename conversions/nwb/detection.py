@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
+
+from rapidfuzz.distance import JaroWinkler
 
 from .errors import AmbiguousRecording, RecordingProblem
 from .formats import SUPPORTED_FORMATS, by_choice
@@ -47,6 +50,7 @@ __all__ = [
     "Stream",
     "StreamKind",
     "SupportedFormat",
+    "closest_formats",
     "detect_format",
     "facts_for_streams",
     "format_handler",
@@ -188,9 +192,47 @@ def _is_clutter(name: str) -> bool:
     return name.startswith(".") or name == "__MACOSX"
 
 
+# The line the full list of formats follows in the answer to an unrecognised upload; the page shows
+# a long list of "• " lines behind a toggle, so the closest formats, said first, stay in sight.
+EVERY_FORMAT_HEADING = "Every format the portal converts:"
+# How alike an uploaded file's extension and one a format names must be for the format to be named
+# as close (Jaro-Winkler, 0-1, which favours a shared start): "smrx" and "smr" (0.94), "ns7" and
+# "ns6" (0.82) are; "mat" and "dat" (0.78), "csv" and "ncs" (0) are not.
+_CLOSE_EXTENSION = 0.8
+_MOST_CLOSE_FORMATS = 3
+
+
 def _not_recognised_message(files: Sequence[str]) -> str:
-    supported = "; ".join(f"{fmt.label}: {fmt.needs}" for fmt in SUPPORTED_FORMATS.values())
+    closest = closest_formats(files)
+    if not closest:
+        lead = "None of them looks like a format it converts."
+    elif len(closest) == 1:
+        lead = f"The closest format it converts is {closest[0].label}: {closest[0].needs}."
+    else:
+        lead = (
+            "The closest formats it converts are " + in_words([f"{fmt.label} ({fmt.needs})" for fmt in closest]) + "."
+        )
+    every = "\n".join(f"• {fmt.label}: {fmt.needs}" for fmt in SUPPORTED_FORMATS.values())
     return (
         f"These files are not a recording format this portal can convert (it found: {some_names(files)}). "
-        f"Supported formats: {supported}. Upload the complete set of files for one of them."
+        f"{lead} Upload the complete set of files for one of them.\n{EVERY_FORMAT_HEADING}\n{every}"
     )
+
+
+def closest_formats(files: Sequence[str]) -> list[SupportedFormat]:
+    """The supported formats whose files the upload's names look most like, closest first (at most
+    three, none when nothing is alike): each file's extensions (".imec0", ".ap", ".bin") against the
+    ones the format's `needs` names, so an export saved as .smrx points at Spike2's .smr."""
+    uploaded = {suffix[1:].lower() for name in files for suffix in PurePosixPath(name).suffixes}
+    scored = []
+    for supported in SUPPORTED_FORMATS.values():
+        named = {suffix[1:].lower() for suffix in _EXTENSION.findall(supported.needs)}
+        score = max((JaroWinkler.similarity(ours, theirs) for ours in uploaded for theirs in named), default=0.0)
+        if score >= _CLOSE_EXTENSION:
+            scored.append((score, supported))
+    scored.sort(key=lambda item: -item[0])  # stable: formats equally close keep the registry's order
+    return [supported for _, supported in scored[:_MOST_CLOSE_FORMATS]]
+
+
+# An extension as the formats' `needs` write them: ".rhd", ".ns5", ".imec0"; not the "g" of "e.g.".
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]+\b")

@@ -129,19 +129,28 @@
   function addMessage(message) {
     if (document.getElementById(`message-${message.id}`)) return;
     lastMessageId = Math.max(lastMessageId, message.id);
+    const data = message.data || {};
     const item = element("li", {
       id: `message-${message.id}`,
       className: `message ${message.role}` + (message.card ? ` card-${message.card}` : ""),
       "data-role": message.role,
       "data-message-id": message.id,
       "data-card": message.card,
+      "data-plan": data.plan === "rejected" ? "rejected" : null,
     });
     const speaker = SPEAKERS[message.role] || message.role;
     item.appendChild(
       element("span", { className: message.role === "reviewer" ? "speaker" : "speaker visually-hidden", text: `${speaker}: ` })
     );
-    item.appendChild(element("div", { className: "message-text", text: message.text }));
-    const data = message.data || {};
+    if (message.card === "fixes") {
+      // One line; every change (before, after, why) behind "details".
+      item.appendChild(element("div", { className: "message-text", text: message.text.split("\n")[0] }));
+      item.appendChild(fixDetails(data.fixes || []));
+    } else if (message.card) {
+      item.appendChild(element("div", { className: "message-text", text: message.text }));
+    } else {
+      item.append(...textWithLongLists(message.text));
+    }
     if (message.card === "formats") item.appendChild(formatChoices(data.options || []));
     if (message.card === "options" && (data.options || []).length) item.appendChild(optionButtons(data.options));
     if (message.card === "plan") {
@@ -164,6 +173,56 @@
     chat.insertBefore(item, later || null);
     if (message.role === "user") pinned = true;
     pinChat();
+  }
+
+  function fixWords(fix) {
+    const label = fix.label || fix.field;
+    const before = showValue(fix.field, fix.before);
+    const after = showValue(fix.field, fix.after);
+    const change = before ? `“${before}” → “${after}”` : `“${after}”`;
+    return `${label}: ${change}` + (fix.reason ? ` (${fix.reason})` : "");
+  }
+
+  function fixDetails(fixes) {
+    const list = element("ul", { className: "fix-list" }, ...fixes.map((fix) => element("li", { text: fixWords(fix) })));
+    return element("details", { className: "fix-details" }, element("summary", { text: "details" }), list);
+  }
+
+  // A message's long run of "• " lines (every format the portal converts, say) is shown behind a
+  // toggle, so the lines around it stay in sight; a short one stays as it is.
+  const LONG_LIST = 6;
+
+  function textWithLongLists(text) {
+    const lines = text.split("\n");
+    const parts = [];
+    let plain = [];
+    let index = 0;
+    const flush = () => {
+      if (plain.length) parts.push(element("div", { className: "message-text", text: plain.join("\n") }));
+      plain = [];
+    };
+    while (index < lines.length) {
+      let end = index;
+      while (end < lines.length && lines[end].startsWith("• ")) end += 1;
+      if (end - index >= LONG_LIST) {
+        flush();
+        const items = lines.slice(index, end).map((line) => element("li", { text: line.slice(2) }));
+        parts.push(
+          element(
+            "details",
+            { className: "long-list" },
+            element("summary", { text: `show all ${items.length}` }),
+            element("ul", {}, ...items)
+          )
+        );
+        index = end;
+      } else {
+        plain.push(...lines.slice(index, Math.max(end, index + 1)));
+        index = Math.max(end, index + 1);
+      }
+    }
+    flush();
+    return parts;
   }
 
   // The chat follows new messages while it is scrolled to its end; not while one reads back.
@@ -218,7 +277,7 @@
     return box;
   }
 
-  // Approve, Modify, Reject: shown on the newest plan while it waits for approval (showPlanButtons).
+  // Approve, Modify, Reject: live on the newest plan while it waits for approval (refreshCards).
   function planButtons() {
     const row = element("div", { className: "actions plan-actions", role: "group", "aria-label": "Decide on this plan" });
     const approve = element("button", { type: "button", text: "Approve", "data-action": "approve" });
@@ -231,13 +290,58 @@
     return row;
   }
 
-  function showPlanButtons() {
-    const plans = [...chat.querySelectorAll('[data-card="plan"]')];
-    const waiting = current && current.awaiting === "approval";
+  // Whether the newest plan was rejected: a "not converting this plan" reply came after it.
+  function planRejected() {
+    const plans = chat.querySelectorAll('[data-card="plan"]');
+    const plan = plans[plans.length - 1];
+    if (!plan) return false;
+    return [...chat.querySelectorAll('[data-plan="rejected"]')].some(
+      (reply) => Number(reply.dataset.messageId) > Number(plan.dataset.messageId)
+    );
+  }
+
+  function setLive(controls, live, why) {
+    controls.forEach((control) => {
+      control.disabled = !live;
+      if (live) control.removeAttribute("title");
+      else control.title = why;
+    });
+  }
+
+  // The buttons of a card work only while they apply: the newest plan while it waits for approval
+  // (not once rejected, but for Modify), the newest choice of formats while the format is asked,
+  // the newest options card for what can be done now. Older cards keep their buttons, disabled.
+  function refreshCards() {
+    const status = current ? current.status : liveStatus;
+    const awaiting = current ? current.awaiting : null;
+    const waiting = awaiting === "approval";
     if (!waiting) stopModifying();
+    const cards = [...chat.querySelectorAll('[data-card="plan"], [data-card="options"], [data-card="formats"]')];
+    const newest = cards[cards.length - 1];
+    const plans = cards.filter((card) => card.dataset.card === "plan");
+    const rejected = planRejected();
     plans.forEach((plan, index) => {
-      const row = plan.querySelector(".plan-actions");
-      if (row) row.hidden = !(waiting && index === plans.length - 1);
+      const latest = index === plans.length - 1;
+      const why = !latest ? "A newer plan replaced this one" : !waiting ? "This plan is no longer waiting for approval" : "You rejected this plan: change something for a new one";
+      const live = latest && waiting;
+      setLive(plan.querySelectorAll('[data-action="approve"], [data-action="reject"], .streams input, .streams button'), live && !rejected, why);
+      setLive(plan.querySelectorAll('[data-action="modify"]'), live, why);
+      plan.dataset.state = live ? (rejected ? "rejected" : "live") : "stale";
+    });
+    const formats = cards.filter((card) => card.dataset.card === "formats");
+    formats.forEach((card) => {
+      const live = card === formats[formats.length - 1] && awaiting === "format_selection";
+      setLive(card.querySelectorAll("button"), live, "The format has been chosen");
+      card.dataset.state = live ? "live" : "stale";
+    });
+    const now = actionsNow(status, awaiting);
+    cards.filter((card) => card.dataset.card === "options").forEach((card) => {
+      const latest = card === newest;
+      card.querySelectorAll("button").forEach((button) => {
+        const option = button.dataset.option;
+        setLive([button], latest && (!(option in now) || now[option]), "This no longer applies");
+      });
+      card.dataset.state = latest ? "live" : "stale";
     });
   }
 
@@ -285,6 +389,9 @@
         }
         return { step: "metadata", state: "needs-you", note: "Some details are missing: answer in the chat or fill them in the panel." };
       case "awaiting_approval":
+        if (planRejected()) {
+          return { step: "plan", state: "needs-you", note: "Plan rejected: tell me what to change, in the chat or the metadata panel, or cancel." };
+        }
         return { step: "plan", state: "needs-you", note: "The plan is ready: approve it, or change something first." };
       case "converting":
         return { step: "convert", state: "running", note: "" };
@@ -388,16 +495,21 @@
     samples = [];
   }
 
-  // Which buttons make sense now; the server refuses the others anyway, with a reason.
-  function showActions(status, awaiting) {
+  // Which actions make sense now; the server refuses the others anyway, with a reason.
+  function actionsNow(status, awaiting) {
     const deciding = awaiting === "correction" || awaiting === "no_progress_decision";
-    const visible = {
+    return {
+      approve: awaiting === "approval",
       preview: awaiting === "approval",
       request_help: deciding || status === "failed",
       accept_as_is: deciding,
       retry: deciding || ["failed", "cancelled", "completed_with_issues", "completed"].includes(status),
       cancel: !["idle", "completed", "completed_with_issues", "cancelled"].includes(status),
     };
+  }
+
+  function showActions(status, awaiting) {
+    const visible = actionsNow(status, awaiting);
     document.querySelectorAll("#actions button").forEach((button) => {
       button.hidden = !visible[button.dataset.action];
     });
@@ -643,14 +755,15 @@
   function render(session) {
     current = session;
     setStatus(session.status);
+    // The messages first: the steps' note and the cards' buttons depend on them.
+    session.messages.forEach(addMessage);
     renderSteps(session);
     showActions(session.status, session.awaiting);
     document.getElementById("format").textContent = session.format ? `· ${session.format}` : "";
     const download = document.getElementById("download-link");
     download.hidden = !session.output;
     if (session.output) download.href = session.output.url;
-    session.messages.forEach(addMessage);
-    showPlanButtons();
+    refreshCards();
     const attempts = session.attempts || [];
     const latest = attempts[attempts.length - 1];
     if (session.progress && session.progress.phase) {
@@ -730,7 +843,8 @@
       const data = JSON.parse(event.data);
       if (data.type === "message") {
         addMessage(data.message);
-        showPlanButtons();
+        refreshCards();
+        if (current) renderSteps(current);
       } else if (data.type === "progress") {
         // A late report of a job that has since finished is not shown.
         if (RUNNING.includes(liveStatus)) setProgress(data.phase, data.percent, data.attempt);

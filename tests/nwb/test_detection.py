@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from conversions.nwb.detection import SUPPORTED_FORMATS, Detection, detect_format
+from conversions.nwb.detection import (
+    EVERY_FORMAT_HEADING,
+    SUPPORTED_FORMATS,
+    Detection,
+    closest_formats,
+    detect_format,
+)
 from conversions.nwb.errors import RecordingProblem
 from conversions.nwb.synthetic import write_spikeglx
 
@@ -306,6 +312,46 @@ def test_unrecognised_upload_lists_supported_formats_and_files(tmp_path: Path) -
     for supported in SUPPORTED_FORMATS.values():
         assert supported.label in problem.user_message
         assert supported.needs in problem.user_message
+
+
+@pytest.mark.parametrize(
+    ("names", "closest"),
+    [
+        (["session.smrx"], ["spike2"]),
+        (["run_g0_t0.imec0.ap.meta"], ["spikeglx"]),
+        (["rec.ns7", "rec.txt"], ["blackrock"]),
+        (["cell.abf2"], ["axon"]),
+        (["notes.txt", "recording.dat"], ["openephys_binary", "neuroscope"]),
+        (["figure.png", "table.csv", "data.mat"], []),
+    ],
+)
+def test_the_closest_formats_are_those_whose_extensions_the_files_resemble(
+    names: list[str], closest: list[str]
+) -> None:
+    assert [supported.key for supported in closest_formats(names)] == closest
+
+
+def test_an_unrecognised_upload_names_the_closest_format_first_then_every_format(tmp_path: Path) -> None:
+    (tmp_path / "cell.abf2").write_bytes(b"\x00" * 100)
+
+    message = _problem(tmp_path).user_message
+
+    first, listing = message.split(f"\n{EVERY_FORMAT_HEADING}\n")
+    axon = SUPPORTED_FORMATS["axon"]
+    assert f"The closest format it converts is {axon.label}: {axon.needs}." in first
+    assert "cell.abf2" in first and "Upload the complete set of files" in first
+    assert [line.split(":")[0] for line in listing.split("\n")] == [
+        f"• {supported.label}" for supported in SUPPORTED_FORMATS.values()
+    ], "the full list, one format a line"
+
+
+def test_an_upload_like_no_format_says_so_before_the_list(tmp_path: Path) -> None:
+    (tmp_path / "figure.png").write_bytes(b"\x89PNG")
+
+    first, _ = _problem(tmp_path).user_message.split(EVERY_FORMAT_HEADING)
+
+    assert "None of them looks like a format it converts." in first
+    assert not any(supported.needs in first for supported in SUPPORTED_FORMATS.values())
 
 
 def test_unrecognised_upload_lists_a_few_files_only(tmp_path: Path) -> None:

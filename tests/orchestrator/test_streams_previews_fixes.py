@@ -184,7 +184,14 @@ def test_form_fixes_are_stored_as_automatic_and_said() -> None:
 
     assert d.view.metadata["subject_id"] == FieldValue(value="mouse-7", source=Source.AUTO_FIX)
     assert d.view.metadata["species"] == FieldValue(value="Mus musculus", source=Source.AUTO_FIX)
-    assert "Fixed automatically: subject id “mouse/7” → “mouse-7”" in d.text
+    # One short line for the person; each change (before, after, why) in the card, for the page's
+    # details and the report.
+    (said,) = [r for r in d.steps[-1].replies if r.card == "fixes"]
+    assert said.text == "Fixed automatically: 2 values written the way DANDI accepts (subject id, species)."
+    changes = {fix["field"]: fix for fix in said.data["fixes"]}
+    assert changes["subject_id"]["before"] == "mouse/7" and changes["subject_id"]["after"] == "mouse-7"
+    assert changes["subject_id"]["label"] == "subject id" and "'/' replaced by '-'" in changes["subject_id"]["reason"]
+    assert changes["species"]["before"] == "house mouse" and changes["species"]["after"] == "Mus musculus"
     plan = d.steps[-1].replies[-1]
     assert {f["name"]: f["source"] for f in plan.data["metadata"]}["subject_id"] == "auto_fix"
 

@@ -35,6 +35,7 @@ from conversions.orchestrator.state import (
     ValidationCompleted,
 )
 from tests.language.dialogues import ASKED_FIRST, REALISTIC_SETS, TABLES, field_accuracy
+from tests.language.heldout import FIRST_RUN, HELD_OUT_SETS, score
 from tests.orchestrator.test_policy import Dialogue
 
 TARGET_P99_MS = 5.0
@@ -260,6 +261,90 @@ def accuracy_tables() -> str:
     return realistic + "\n\n" + tables
 
 
+def heldout_table(misses: int) -> str:
+    """Each held-out set scored on the values the portal would store, beside its first run."""
+    rows = []
+    listed = []
+    for name, entries in HELD_OUT_SETS.items():
+        result = score(entries)
+        rows.append(
+            [
+                name,
+                str(result.messages),
+                str(result.expected),
+                str(result.extra),
+                str(result.right),
+                str(result.exact_messages),
+                f"{result.accuracy:.1%}",
+                FIRST_RUN.get(name, "(this run)"),
+            ]
+        )
+        listed += [(name, *miss) for miss in result.misses[:misses]]
+    table = format_table(
+        [
+            "held-out set",
+            "messages",
+            "fields expected",
+            "extra fields",
+            "right",
+            "messages exact",
+            "accuracy",
+            "first run",
+        ],
+        rows,
+        right=range(1, 7),
+    )
+    lines = [table]
+    for name, text, found, gold in listed:
+        wrong = {k: found.get(k) for k in sorted(set(found) | set(gold)) if found.get(k) != gold.get(k)}
+        lines.append(f"  {name}: {' '.join(text.split())[:90]!r}\n      got {wrong}\n      want {gold}")
+    return "\n".join(lines)
+
+
+# A plan shown with every field given: what each held-out message then changes.
+_FULL_VALUES = (
+    "experimenter: Jane Smith; institution: MIT; description: V1 recording; subject id: mouse001; "
+    "species: mouse; sex: male; age: P90D"
+)
+
+
+def overwrite_table() -> str:
+    """Every held-out message sent once the plan is shown with every field set: how many values it
+    changes that it does not state, and how many changes the reply does not show as "X: A → B"."""
+    base = _plan_with_everything()
+    changed = unstated = silent = 0
+    examples: list[str] = []
+    for entries in HELD_OUT_SETS.values():
+        for text, _asking, gold in entries:
+            conversation = Dialogue(view=base.view)
+            before = dict(conversation.view.metadata)
+            step = conversation.say(text)
+            reply = "\n".join(r.text for r in step.replies)
+            for name, entry in step.metadata_updates.items():
+                old = before.get(name)
+                if old is None or old.value == entry.value:
+                    continue
+                changed += 1
+                shown = policy.change_line(name, old.value, entry.value)
+                if shown not in reply:
+                    silent += 1
+                    examples.append(f"  silent: {name} by {' '.join(text.split())[:70]!r}")
+                if name not in gold:
+                    unstated += 1
+                    examples.append(f"  unstated: {name} by {' '.join(text.split())[:70]!r}")
+    summary = (
+        f"values already set that held-out messages changed: {changed}; of them not stated by the message: "
+        f'{unstated}; not shown in the reply as "X: A → B" (silent): {silent}'
+    )
+    return "\n".join([summary, *examples[:20]])
+
+
+def _plan_with_everything() -> Dialogue:
+    conversation = _detected()
+    conversation.say(_FULL_VALUES)
+    return conversation
+
+
 def timing_tables(turns: Sequence[Turn], worst: int) -> str:
     def row(label: str, group: Sequence[Turn]) -> list[str]:
         parse = [t for turn in group for t in turn.parse_ns]
@@ -303,6 +388,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=200, help="timed passes over all messages (default 200)")
     parser.add_argument("--worst", type=int, default=5, help="slowest messages listed (default 5)")
+    parser.add_argument("--misses", type=int, default=0, help="held-out misses listed per set (default 0)")
     args = parser.parse_args()
 
     code = code_revision("conversions/language", "conversions/orchestrator", "conversions/nwb", "tests/language")
@@ -317,6 +403,12 @@ def main() -> None:
         "as tests/language/test_rules.py counts it.\nintents right: the set of intents equals the expected one; "
         "messages exact: everything the message yields is as expected (tables) or all fields are (sets).\n"
     )
+    print(heldout_table(args.misses))
+    print(
+        "\nheld-out sets: written before the rules saw them, scored on the values the portal would store "
+        "(tests/language/heldout.py); first run: the unchanged reader's figure.\n"
+    )
+    print(overwrite_table() + "\n")
 
     turns, mismatched = replayed_turns()
     for line in mismatched:

@@ -558,7 +558,10 @@ def _apply(
                 update_fields=["value", "source", "updated"],
             )
         previous = (session.status, session.awaiting)
-        for name, value in (session_updates or {}).items():
+        session_updates = dict(session_updates or {})
+        if step.timezone:  # a zone the user named ("Tokyo time") is the session's from now on
+            session_updates["timezone"] = step.timezone
+        for name, value in session_updates.items():
             setattr(session, name, value)
         session.status = step.status.value
         session.awaiting = step.awaiting.value if step.awaiting else None

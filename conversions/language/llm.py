@@ -403,7 +403,8 @@ def rules_understood(parsed: ParsedMessage, *, asking_for: Sequence[str]) -> boo
     if parsed.intents - {Intent.PROVIDE_METADATA} or parsed.skipped or parsed.format_choice:
         return True
     wanted = set(asking_for) or set(FIELDS)
-    return bool((set(parsed.fields) - _weak_fields(asking_for)) & wanted)
+    # A brain area is found in almost any description: on its own it shows nothing was understood.
+    return bool((set(parsed.fields) - _weak_fields(asking_for) - {"location"}) & wanted)
 
 
 def merge(

@@ -87,9 +87,12 @@ import re
 import unicodedata
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from dataclasses import field as dataclass_field
 from enum import StrEnum
 
+from conversions.language.brain_areas import brain_area
+from conversions.language.zones import zone_mentions
 from conversions.nwb.fields import FIELDS, SUBJECT_FIELDS
 
 
@@ -121,12 +124,57 @@ class ParsedMessage:
     skipped: frozenset[str]
     format_choice: str | None
     corrections: frozenset[str]
+    # Fields read from an unlabeled phrase only because it fits them ("Jane Smith" → experimenter,
+    # a sentence → description), not stated by a label, a shape or a word saying what they are. The
+    # orchestrator never lets such a guess replace a value already set without asking.
+    guessed: frozenset[str] = dataclass_field(default=frozenset(), compare=False)
+    # The time zone the message names in words ("Tokyo time", "timezone: Europe/Paris", "2pm PST"),
+    # as an IANA name; `unclear_zone` holds the words when they name several ("IST") or the message
+    # names more than one zone, so the portal asks instead of picking an offset.
+    timezone: str | None = None
+    unclear_zone: str | None = None
 
 
 def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage:
     """Read one user message; `asking_for` lists the fields the portal's last question asked for."""
     asked = tuple(dict.fromkeys(name for name in asking_for if name in FIELDS))
-    return _MessageReader(text, asked).read()
+    return _with_location(text, _with_zone(text, asked))
+
+
+def _with_location(text: str, parsed: ParsedMessage) -> ParsedMessage:
+    """A brain area named anywhere ("…tetrodes in dorsal CA1 of rats") is the recording location.
+    Unless a label says so, it is a guess: it fills an empty location, never replaces one."""
+    if "location" in parsed.fields or "location" in parsed.skipped:
+        return parsed
+    keywords = parsed.fields.get("keywords")
+    area = brain_area(text.replace(keywords, " " * len(keywords)) if keywords else text)  # a keyword is a topic
+    if area is None:
+        return parsed
+    return replace(
+        parsed,
+        fields={**parsed.fields, "location": area.text},
+        intents=parsed.intents | {Intent.PROVIDE_METADATA},
+        guessed=parsed.guessed | {"location"},
+    )
+
+
+def _with_zone(text: str, asked: tuple[str, ...]) -> ParsedMessage:
+    """The message read with the time zones it names taken out and kept apart."""
+    mentions = zone_mentions(text)
+    if not mentions:
+        return _MessageReader(text, asked).read()
+    for mention in reversed(mentions):  # blanked, not cut: every other value keeps its place
+        text = text[: mention.start] + " " * (mention.end - mention.start) + text[mention.end :]
+    parsed = _MessageReader(text, asked).read()
+    zones = list(dict.fromkeys(mention.zone for mention in mentions))
+    if len(zones) == 1 and zones[0] is not None:
+        timezone, unclear = zones[0], None
+    else:
+        timezone, unclear = None, " / ".join(dict.fromkeys(mention.said for mention in mentions))
+    intents = parsed.intents | {Intent.PROVIDE_METADATA}
+    if Intent.PROVIDE_METADATA not in parsed.intents:  # "timezone: Europe/Paris" alone answers nothing else
+        intents -= {Intent.HELP, Intent.GREETING}
+    return replace(parsed, intents=frozenset(intents), timezone=timezone, unclear_zone=unclear)
 
 
 def _vocabulary(paragraph: str) -> frozenset[str]:
@@ -283,6 +331,18 @@ _LABELS: dict[str, _Label] = {
     "born": _Label("date_of_birth", _P, needs_cue=True),
     "strain": _Label("strain", _L),
     "genotype": _Label("strain", _L),
+    "location": _Label("location", _C),
+    "recording location": _Label("location", _C),
+    "recording site": _Label("location", _C),
+    "brain area": _Label("location", _C),
+    "brain region": _Label("location", _C),
+    "area": _Label("location", _S, generic=True),
+    "region": _Label("location", _S, generic=True),
+    "target": _Label("location", _S, generic=True),
+    "cell id": _Label("cell_id", _L),
+    "cell": _Label("cell_id", _S, generic=True),
+    "slice id": _Label("slice_id", _L),
+    "slice": _Label("slice_id", _S, generic=True),
     "mouse line": _Label("strain", _C),
     "line": _Label("strain", _S, generic=True),
 }
@@ -1396,6 +1456,7 @@ class _Value:
     labeled: bool
     correction: bool = False
     value: str | None = None  # the piece's `value`, when it is not the text itself
+    guessed: bool = False  # from a soft cue: the phrase only fits the field
 
 
 def _label_match(text: str, m: re.Match[str], start: int, end: int) -> _LabelMatch | None:
@@ -1631,6 +1692,7 @@ class _MessageReader:
             skipped=frozenset(skipped),
             format_choice=format_choice,
             corrections=frozenset(name for name, v in chosen.items() if v.correction),
+            guessed=frozenset(name for name, v in chosen.items() if v.guessed and not v.correction),
         )
 
     def _read_chunk(self, start: int, end: int) -> None:
@@ -1736,7 +1798,7 @@ def _assign(text: str, data: list[_DataSegment], asked: tuple[str, ...], taken: 
     previous_order = 0
     for segment in data:
         for piece in segment.pieces:
-            field = _field_for(text, piece, pending, filled)
+            field = _field_for(text, piece, pending, filled, asked)
             if field is None:
                 previous = None
                 continue
@@ -1744,7 +1806,9 @@ def _assign(text: str, data: list[_DataSegment], asked: tuple[str, ...], taken: 
             if previous is not None and adjacent and previous.field == field and field in _FREE_TEXT_FIELDS:
                 previous.end = piece.end  # "University of California, Berkeley"
             else:
-                previous = _Value(field, piece.start, piece.end, False, segment.correction, piece.value)
+                previous = _Value(
+                    field, piece.start, piece.end, False, segment.correction, piece.value, guessed=not piece.hard
+                )
                 values.append(previous)
                 filled.add(field)
                 if field in pending:
@@ -1768,13 +1832,36 @@ def _whole_answer(text: str, data: list[_DataSegment], field: str) -> _Value | N
     return _Value(field, pieces[0].start, pieces[-1].end, labeled=False, correction=correction)
 
 
-def _field_for(text: str, piece: _Piece, pending: list[str], filled: set[str]) -> str | None:
+def _field_for(text: str, piece: _Piece, pending: list[str], filled: set[str], asked: tuple[str, ...]) -> str | None:
+    if piece.fields and not piece.hard and set(piece.fields) == set(_DESCRIPTION_FIELDS):
+        return _description_for(text[piece.start : piece.end], pending, filled, asked)
     if piece.fields:
         return next(
             (name for name in piece.fields if name in pending),
             next((name for name in piece.fields if name not in filled), piece.fields[0]),
         )
     return next((name for name in pending if _fits(name, text[piece.start : piece.end])), None)
+
+
+def _description_for(value: str, pending: list[str], filled: set[str], asked: tuple[str, ...]) -> str | None:
+    """Where an unlabeled phrase that may describe something goes: the description asked for alone
+    takes any answer; among other questions, or unasked, only a phrase about the experiment (its
+    method, its animals, a brain area) is the experiment's description, and only while that is
+    still open. A session description is never guessed: it comes from a label or its question. A
+    phrase placed nowhere is not stored ("Nice to meet you", "sorry, long day")."""
+    if asked in (("experiment_description",), ("session_description",)):
+        return asked[0] if asked[0] in pending else None
+    if "session_description" in pending and "experiment_description" not in asked:
+        return "session_description" if _describes_experiment(value) else None
+    if "experiment_description" in filled or not _describes_experiment(value):
+        return None
+    return "experiment_description"
+
+
+def _describes_experiment(value: str) -> bool:
+    """Whether a phrase speaks of the experiment: a research word, a brain area or an animal."""
+    words = [w.lower() for w in _WORD_RE.findall(value)]
+    return any(w in _DESCRIPTION_WORDS or w in _BRAIN_AREAS or w in _SPECIES_WORDS for w in words)
 
 
 def _is_chatter(values: list[_Value], asked: tuple[str, ...]) -> bool:

@@ -13,6 +13,9 @@ from enum import StrEnum
 class Placement(StrEnum):
     NWBFILE = "nwbfile"
     SUBJECT = "subject"
+    # Written into the recording's own objects: its electrode groups (and electrodes table) or its
+    # patch-clamp electrode, where NWB has a place for the value.
+    RECORDING = "recording"
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,15 @@ _SPECS = (
     FieldSpec("age", "age", "The subject's age at the session?", Placement.SUBJECT, "P90D"),
     FieldSpec("date_of_birth", "date of birth", "The subject's date of birth?", Placement.SUBJECT, "2024-01-10"),
     FieldSpec("strain", "strain", "The subject's strain?", Placement.SUBJECT, "C57BL/6J"),
+    FieldSpec(
+        "location",
+        "recording location",
+        "Where in the brain was it recorded (the brain area)?",
+        Placement.RECORDING,
+        "CA1",
+    ),
+    FieldSpec("cell_id", "cell id", "Which cell was recorded (its id in your notes)?", Placement.RECORDING, "c3"),
+    FieldSpec("slice_id", "slice id", "Which slice was the cell in (its id in your notes)?", Placement.RECORDING, "S2"),
 )
 
 FIELDS: dict[str, FieldSpec] = {spec.name: spec for spec in _SPECS}

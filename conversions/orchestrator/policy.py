@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from conversions.language.rules import Intent
+from conversions.language.rules import Intent, ParsedMessage
 from conversions.language.streams import StreamOption, only_names_streams, parse_stream_choice
+from conversions.language.zones import AMBIGUOUS_ABBREVIATIONS
 from conversions.nwb.autofix import fix_metadata
 from conversions.nwb.detection import SUPPORTED_FORMATS, Detection, facts_for_streams, validate_stream_choice
 from conversions.nwb.errors import RecordingProblem
@@ -70,6 +73,9 @@ def handle(view: SessionView, event: Event) -> Step:
     if step.refused and step.memory != view.memory:
         # A refused event changes nothing, not even the count of turns.
         step = step.model_copy(update={"memory": view.memory})
+    zone = event.parsed.timezone if isinstance(event, UserMessage) else None
+    if zone and zone != view.timezone and not step.refused:
+        step = step.model_copy(update={"timezone": zone})
     return step
 
 
@@ -423,29 +429,30 @@ def _next_after_metadata(
     view: SessionView,
     *,
     updates: dict[str, FieldValue],
-    preface: Sequence[str] = (),
+    preface: Sequence[str | Reply] = (),
     memory: Memory | None = None,
 ) -> Step:
     """Ask for what is still missing, or show the plan (or convert straight away in minimal mode)."""
     memory = memory or view.memory
     metadata = _merged(view, updates)
     required = _required_fields(metadata)
-    fixes, fix_lines = _form_fixes(view, metadata)
-    if fixes:
+    fixes, fixes_card = _form_fixes(view, metadata)
+    if fixes_card is not None:
         updates = {**updates, **fixes}
         metadata = _merged(view, updates)
-        preface = [*preface, *fix_lines]
+        preface = [*preface, fixes_card]
     missing_required = _missing(metadata, required, memory.declined)
     if missing_required and _may_ask(view, memory):
         first_request = memory.metadata_requests == 0
-        asking = _missing(metadata, required + SUBJECT_FIELDS, memory.declined) if first_request else missing_required
+        asked = tuple(dict.fromkeys(required + SUBJECT_FIELDS))
+        asking = _missing(metadata, asked, memory.declined) if first_request else missing_required
         return _ask(view, asking, updates=updates, memory=memory, preface=preface)
     if "session_start_time" in missing_required:
         # NWB cannot be written without it, whatever the limits: ask for it alone.
         memory = memory.model_copy(update={"declined": [n for n in memory.declined if n != "session_start_time"]})
         return _ask(view, ["session_start_time"], updates=updates, memory=memory, preface=preface, single=True)
     if memory.one_by_one and not memory.minimal:
-        remaining = _missing(metadata, required + SUBJECT_FIELDS, memory.declined)
+        remaining = _missing(metadata, tuple(dict.fromkeys(required + SUBJECT_FIELDS)), memory.declined)
         if remaining:
             return _ask(view, remaining, updates=updates, memory=memory, preface=preface)
     if memory.minimal:
@@ -457,29 +464,44 @@ def _next_after_metadata(
         return _start_conversion(view, updates=updates, memory=memory, preface=preface)
     plan = _plan(view, metadata, memory)
     memory = memory.model_copy(update={"asking_for": []})
-    replies = [Reply(text=t) for t in preface] + [plan]
+    replies = [*_said(preface), plan]
     return _step(view, Status.AWAITING_APPROVAL, Awaiting.APPROVAL, memory=memory, updates=updates, replies=replies)
 
 
-def _form_fixes(view: SessionView, metadata: dict[str, FieldValue]) -> tuple[dict[str, FieldValue], list[str]]:
+def _form_fixes(view: SessionView, metadata: dict[str, FieldValue]) -> tuple[dict[str, FieldValue], Reply | None]:
     """Values whose form DANDI would refuse, put right (conversions.nwb.autofix): never a new fact,
-    only the same fact written the accepted way. Each fix is stored as an automatic fix and said."""
+    only the same fact written the accepted way. Each fix is stored as an automatic fix and said in
+    one line naming the fields; the card's data holds each change (before, after, why), which the
+    page shows behind a "details" toggle and the report lists."""
     values = {name: entry.value for name, entry in metadata.items() if name in FIELDS and _has(metadata, name)}
     _, applied = fix_metadata(values, timezone=view.timezone)
+    if not applied:
+        return {}, None
     fixes = {fix.field: FieldValue(value=fix.after, source=Source.AUTO_FIX) for fix in applied}
-    lines = [
-        f"Fixed automatically: {FIELDS[fix.field].label} “{_show(fix.before)}” → “{_show(fix.after)}” ({fix.reason})."
-        for fix in applied
-    ]
-    return fixes, lines
+    count = f"{len(applied)} value{'s' if len(applied) != 1 else ''}"
+    text = (
+        f"Fixed automatically: {count} written the way DANDI accepts "
+        f"({', '.join(FIELDS[fix.field].label for fix in applied)})."
+    )
+    data = {"fixes": [{**fix.to_json(), "label": FIELDS[fix.field].label} for fix in applied]}
+    return fixes, Reply(text=text, card="fixes", data=data)
+
+
+def _said(preface: Sequence[str | Reply]) -> list[Reply]:
+    """The replies that come before a step's own: lines of text, and cards such as the fixes'."""
+    return [line if isinstance(line, Reply) else Reply(text=line) for line in preface]
 
 
 def _required_fields(metadata: dict[str, FieldValue]) -> tuple[str, ...]:
-    """Seed 000's critical fields, plus the start time when the files do not carry one (NWB
-    requires it, and only the user can know it)."""
+    """Seed 000's critical fields and the subject fields DANDI requires (an age or else a date of
+    birth), asked until given or declined, so the check does not find them missing after the
+    conversion; plus the start time when the files do not carry one (NWB requires it, and only
+    the user can know it)."""
+    subject = [name for name in SUBJECT_FIELDS if not (name == "age" and _has(metadata, "date_of_birth"))]
+    required = (*CRITICAL_FIELDS, *subject)
     if _has(metadata, "session_start_time"):
-        return CRITICAL_FIELDS
-    return (*CRITICAL_FIELDS, "session_start_time")
+        return required
+    return (*required, "session_start_time")
 
 
 def _may_ask(view: SessionView, memory: Memory) -> bool:
@@ -495,7 +517,7 @@ def _ask(
     *,
     updates: dict[str, FieldValue],
     memory: Memory,
-    preface: Sequence[str] = (),
+    preface: Sequence[str | Reply] = (),
     single: bool = False,
 ) -> Step:
     if memory.one_by_one or single:
@@ -522,7 +544,7 @@ def _ask(
         )
         text = " ".join(parts)
         memory = memory.model_copy(update={"asking_for": asking, "metadata_requests": memory.metadata_requests + 1})
-    replies = [Reply(text=t) for t in preface] + [Reply(text=text)]
+    replies = [*_said(preface), Reply(text=text)]
     return _step(
         view,
         Status.AWAITING_USER_INPUT,
@@ -540,7 +562,7 @@ def _plan(view: SessionView, metadata: dict[str, FieldValue], memory: Memory) ->
     streams = [s for s in recording.streams if s.id in selected]
     size = sum(s.size_bytes for s in streams)
     estimate_s = max(1, round(size / ESTIMATE_BYTES_PER_SECOND))
-    timezone_note = f"{view.timezone} (your lab's setting)"
+    timezone_note = _timezone_note(view, metadata)
     fields = [
         {"name": name, "label": _label(name), **entry.model_dump(mode="json")}
         for name, entry in sorted(metadata.items(), key=lambda item: _FIELD_ORDER.get(item[0], len(_FIELD_ORDER)))
@@ -588,12 +610,29 @@ def _plan(view: SessionView, metadata: dict[str, FieldValue], memory: Memory) ->
     return Reply(text="\n".join(lines), card="plan", data=data)
 
 
+def _timezone_note(view: SessionView, metadata: dict[str, FieldValue]) -> str:
+    """The zone the times are in and why; a start time that carries another offset says so, so the
+    plan never shows "UTC" beside +09:00."""
+    why = "you named it" if view.memory.timezone_said else "your lab's setting"
+    note = f"{view.timezone} ({why})"
+    start = metadata.get("session_start_time")
+    with contextlib.suppress(ValueError, TypeError, ZoneInfoNotFoundError):
+        moment = datetime.fromisoformat(str(start.value)) if start is not None else None
+        if moment is not None and moment.tzinfo is not None:
+            own = moment.astimezone(ZoneInfo(view.timezone)).utcoffset()
+            if own != moment.utcoffset():
+                note += (
+                    f"; the start time carries its own offset, {moment.strftime('%z')[:3]}:{moment.strftime('%z')[3:]}"
+                )
+    return note
+
+
 def _start_conversion(
     view: SessionView,
     *,
     updates: dict[str, FieldValue] | None = None,
     memory: Memory | None = None,
-    preface: Sequence[str] = (),
+    preface: Sequence[str | Reply] = (),
 ) -> Step:
     memory = memory or view.memory
     recording = view.recording
@@ -603,7 +642,7 @@ def _start_conversion(
     streams = tuple(memory.selected_streams or recording.default_streams)
     memory = memory.model_copy(update={"attempts": attempt, "asking_for": []})
     text = f"Converting (attempt {attempt}). Progress shows here; you can cancel at any time."
-    replies = [Reply(text=t) for t in preface] + [Reply(text=text)]
+    replies = [*_said(preface), Reply(text=text)]
     return _step(
         view,
         Status.CONVERTING,
@@ -641,7 +680,22 @@ def _user_message(view: SessionView, event: UserMessage) -> Step:
         # At the format question, the question itself is the answer (and "Hi, it's SpikeGLX" picks one).
         return _step(view, view.status, view.awaiting, replies=[Reply(text=_greeting_text(view, parsed.format_choice))])
 
-    updates, problems = _normalized(view, parsed.fields, llm_fields=event.llm_fields)
+    zone_lines = []
+    if parsed.timezone and parsed.timezone != view.timezone:
+        # Named in words ("Tokyo time"): the session's zone from now on, and the one this
+        # message's times are read in.
+        zone_lines.append(
+            f"Time zone: {view.timezone} → {parsed.timezone}; times given without an offset are read in it."
+        )
+        memory = memory.model_copy(update={"timezone_said": True})
+        view = view.model_copy(update={"timezone": parsed.timezone, "memory": memory})
+    raw_fields = dict(parsed.fields)
+    if parsed.unclear_zone:
+        zone_lines.append(_unclear_zone_text(parsed.unclear_zone, raw_fields.pop("session_start_time", None)))
+    updates, problems = _normalized(view, raw_fields, llm_fields=event.llm_fields)
+    problems = [*zone_lines, *problems]
+    updates, kept = _without_guesses_over_values(view, parsed, updates)
+    problems = [*kept, *problems]
     declined = set(memory.declined)
     if Intent.SKIP_ALL in parsed.intents:
         memory = memory.model_copy(update={"minimal": True})
@@ -654,7 +708,7 @@ def _user_message(view: SessionView, event: UserMessage) -> Step:
     declined |= set(newly_declined)
     memory = memory.model_copy(update={"declined": sorted(declined)})
     view = view.model_copy(update={"memory": memory})
-    preface = [_acknowledge(updates)] if updates else []
+    preface = [_acknowledge(view, updates)] if updates else []
     registered, registry_note = _from_registry(view, updates)
     updates = {**registered, **updates}
     preface += registry_note
@@ -714,7 +768,10 @@ def _user_message(view: SessionView, event: UserMessage) -> Step:
                     view.awaiting,
                     replies=[
                         Reply(
-                            text=("Not converting. Tell me what to change (e.g. “institution: Stanford”), or cancel.")
+                            text="Not converting this plan. Tell me what to change (e.g. “institution: Stanford”), "
+                            "here or in the metadata panel, or cancel.",
+                            # The page then stops offering this plan for approval.
+                            data={"plan": "rejected"},
                         )
                     ],
                 )
@@ -913,10 +970,54 @@ def _from_registry(view: SessionView, updates: dict[str, FieldValue]) -> tuple[d
     return added, [note + ". Say so if any of it is wrong for this session."]
 
 
-def _acknowledge(updates: dict[str, FieldValue]) -> str:
-    parts = [
-        f"{FIELDS[name].label if name in FIELDS else name}: {_show(entry.value)}" for name, entry in updates.items()
-    ]
+def change_line(name: str, before: Any, after: Any) -> str:
+    """How a change of a value already set is shown: "institution: MIT → Stanford"."""
+    return f"{_label(name)}: {_show(before)} → {_show(after)}"
+
+
+def _unclear_zone_text(said: str, start_time: str | None) -> str:
+    """ "IST" names three zones: ask which, and keep the start time until it is answered."""
+    meanings = AMBIGUOUS_ABBREVIATIONS.get(said.casefold())
+    text = f"“{said}” can mean {meanings}" if meanings else f"You named more than one time zone ({said})"
+    text += "; which one? Say e.g. “time zone Asia/Kolkata”."
+    if start_time:
+        text += f" I haven't used the start time “{start_time}” yet: give it again with the zone."
+    return text
+
+
+def _without_guesses_over_values(
+    view: SessionView, parsed: ParsedMessage, updates: dict[str, FieldValue]
+) -> tuple[dict[str, FieldValue], list[str]]:
+    """A value read only because a phrase fits the field (`ParsedMessage.guessed`) never replaces one
+    already set, unless the portal just asked for that field: it is kept, and the reply says how
+    to change it. A labeled value, a correction or a value whose shape says what it is does."""
+    kept_lines = []
+    for name in [n for n in updates if n in parsed.guessed and n not in view.memory.asking_for]:
+        existing = view.metadata.get(name)
+        if existing is None or existing.value in (None, "", []) or existing.value == updates[name].value:
+            continue
+        del updates[name]
+        kept_lines.append(
+            f"I kept the {_label(name)} “{_show(existing.value)}”; if “{parsed.fields[name]}” should replace it, "
+            f"say “{_label(name)}: {parsed.fields[name]}”."
+        )
+    return updates, kept_lines
+
+
+def _acknowledge(view: SessionView, updates: dict[str, FieldValue]) -> str:
+    """What this message set, each change of a value already there shown as "X: A → B" (never a
+    silent replacement); a start time that replaces the file's says so."""
+    parts = []
+    for name, entry in updates.items():
+        existing = view.metadata.get(name)
+        if existing is None or existing.value in (None, "", []) or existing.value == entry.value:
+            parts.append(f"{_label(name)}: {_show(entry.value)}")
+        elif existing.source == Source.FILE:
+            parts.append(
+                f"{change_line(name, existing.value, entry.value)} (the file says {_show(existing.value)}; using yours)"
+            )
+        else:
+            parts.append(change_line(name, existing.value, entry.value))
     return "Noted — " + "; ".join(parts) + "."
 
 
@@ -938,7 +1039,12 @@ def _user_action(view: SessionView, event: UserAction) -> Step:
                 view.status,
                 view.awaiting,
                 replies=[
-                    Reply(text=("Not converting. Tell me what to change (e.g. “institution: Stanford”), or cancel."))
+                    Reply(
+                        text="Not converting this plan. Tell me what to change (e.g. “institution: Stanford”), "
+                        "here or in the metadata panel, or cancel.",
+                        # The page then stops offering this plan for approval.
+                        data={"plan": "rejected"},
+                    )
                 ],
             )
         case "accept_as_is":

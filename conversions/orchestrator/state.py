@@ -83,6 +83,8 @@ class Memory(BaseModel):
     turns: int = 0
     # Messages in a row the portal could not understand (seed 001's clarification counter).
     misunderstood: int = 0
+    # The session's time zone was named by the user ("Tokyo time"), not taken from the lab.
+    timezone_said: bool = False
 
 
 class StreamSummary(Frozen):
@@ -342,3 +344,5 @@ class Step(Frozen):
     # True when the event could not be applied in this state (e.g. "approve" with nothing to
     # approve): nothing changed, the reply says why.
     refused: bool = False
+    # The session's new time zone (an IANA name), when the user named one.
+    timezone: str | None = None

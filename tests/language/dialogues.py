@@ -32,10 +32,20 @@ def case(
     skipped: tuple[str, ...] = (),
     fmt: str | None = None,
     corrections: tuple[str, ...] = (),
+    zone: str | None = None,
+    unclear_zone: str | None = None,
     **fields: str,
 ) -> Case:
     """One message, the question it answers (`asking`) and everything it must yield, exactly."""
-    expected = ParsedMessage(frozenset(intents), fields, frozenset(skipped), fmt, frozenset(corrections))
+    expected = ParsedMessage(
+        frozenset(intents),
+        fields,
+        frozenset(skipped),
+        fmt,
+        frozenset(corrections),
+        timezone=zone,
+        unclear_zone=unclear_zone,
+    )
     return Case(text, asking, expected)
 
 
@@ -67,6 +77,7 @@ LABELED = [
         experiment_description="V1 recording",
         subject_id="mouse/7",
         species="mouse",
+        location="V1",
     ),
     case("species: mouse, sex: female, age: P60", PM, species="mouse", sex="female", age="P60"),
     case(
@@ -83,6 +94,7 @@ LABELED = [
         age="P60",
         date_of_birth="2024-01-10",
         strain="C57BL/6J",
+        location="V1",
     ),
     case(
         "researcher: Zoë Müller, affiliation: ETH Zurich",
@@ -96,8 +108,9 @@ LABELED = [
         PM,
         institution="Stanford",
         experiment_description="V1 recording",
+        location="V1",
     ),
-    case("experiment: two-photon imaging in V1", PM, experiment_description="two-photon imaging in V1"),
+    case("experiment: two-photon imaging in V1", PM, experiment_description="two-photon imaging in V1", location="V1"),
     case("animal: M12, organism: rat, gender: male", PM, subject_id="M12", species="rat", sex="male"),
     case("mouse id: m-042", PM, subject_id="m-042"),
     case("birth date: 2023-12-01", PM, date_of_birth="2023-12-01"),
@@ -106,11 +119,12 @@ LABELED = [
     case(
         "session start time: 2024-03-15 14:30 Europe/Paris",
         PM,
-        session_start_time="2024-03-15 14:30 Europe/Paris",
+        session_start_time="2024-03-15 14:30",
+        zone="Europe/Paris",
     ),
     case("session description: Passive viewing, day 3", PM, session_description="Passive viewing, day 3"),
     case("experimenter: Jane Smith, MIT", PM, experimenter="Jane Smith", institution="MIT"),
-    case("description: V1 recording, go ahead", PM, APPROVE, experiment_description="V1 recording"),
+    case("description: V1 recording, go ahead", PM, APPROVE, experiment_description="V1 recording", location="V1"),
     case("Age: unknown", Intent.SKIP_FIELD, skipped=("age",)),
     case("sex: unknown", PM, sex="unknown"),
     case(
@@ -118,6 +132,7 @@ LABELED = [
         PM,
         asking=("experiment_description",),
         experiment_description="the effect of age on V1 responses",
+        location="V1",
     ),
     case("I'm Jane Smith from MIT", PM, experimenter="Jane Smith", institution="MIT"),
     case("my name is Hannah Schmidt", PM, experimenter="Hannah Schmidt"),
@@ -131,6 +146,7 @@ BULK = [
         experimenter="Dr. Jane Smith",
         institution="MIT",
         experiment_description="recording mouse V1 neurons",
+        location="V1",
     ),
     # Seed 000, pattern 1: the power user. The file name is neither a field nor a format.
     case(
@@ -146,6 +162,7 @@ BULK = [
         species="Mus musculus",
         age="P90D",
         sex="M",
+        location="V1",
     ),
     case(
         "Jane Smith, Stanford, imaging V1 in awake mice, M12, female, 8 weeks",
@@ -157,6 +174,7 @@ BULK = [
         subject_id="M12",
         sex="female",
         age="8 weeks",
+        location="V1",
     ),
     case(
         "Smith, Uppsala, V1 recording",
@@ -165,6 +183,7 @@ BULK = [
         experimenter="Smith",
         institution="Uppsala",
         experiment_description="V1 recording",
+        location="V1",
     ),
     case(
         "University of California, Berkeley, Jane Smith",
@@ -238,6 +257,7 @@ INTENTS = [
         experimenter="Jane Smith",
         institution="MIT",
         experiment_description="V1 recording",
+        location="V1",
     ),
     case("no", REJECT),
     case("not yet", REJECT),
@@ -314,6 +334,7 @@ REFUSALS = [
         experimenter="Jane Smith",
         institution="MIT",
         experiment_description="V1 recording",
+        location="V1",
     ),
     case(
         "Jane Smith, MIT, V1 recording. Skip the subject.",
@@ -324,6 +345,7 @@ REFUSALS = [
         experimenter="Jane Smith",
         institution="MIT",
         experiment_description="V1 recording",
+        location="V1",
     ),
 ]
 
@@ -355,6 +377,7 @@ CHATTER = [
         PM,
         experiment_description="a V1 recording",
         corrections=("experiment_description",),
+        location="V1",
     ),
 ]
 
@@ -365,6 +388,7 @@ MORE_LABELS = [
         experimenter="Jane Smith",
         institution="MIT",
         experiment_description="V1 recording",
+        location="V1",
     ),
     case(
         "The animal was a 3-month-old C57BL/6J male, ID 4471",
@@ -445,6 +469,7 @@ SENTENCES = [
         experimenter="Hao Li",
         institution="Peking University",
         experiment_description="V1 imaging",
+        location="V1",
     ),
     case("a student recorded it", asking=("experimenter",)),
     case(
@@ -453,6 +478,7 @@ SENTENCES = [
         asking=ASKED_FIRST,
         experiment_description="Mouse V1 recording",
         session_start_time="2023-11-02 09:15",
+        location="V1",
     ),
     case("recording started at 2023-11-02 09:15", PM, session_start_time="2023-11-02 09:15"),
     case("session began 2 Nov 2023 9:15", PM, session_start_time="2 Nov 2023 9:15"),
@@ -474,6 +500,7 @@ SENTENCES = [
         experimenter="Dr. Grace Hopper",
         institution="Harvard",
         experiment_description="mouse V1 recording",
+        location="V1",
     ),
     case(
         "Convert my Intan data — Dr. Grace Hopper, Harvard, mouse V1 recording",
@@ -485,6 +512,7 @@ SENTENCES = [
         experimenter="Dr. Grace Hopper",
         institution="Harvard",
         experiment_description="mouse V1 recording",
+        location="V1",
     ),
     case(
         "Here are the details: Jane Smith, MIT, V1 recording",
@@ -493,10 +521,15 @@ SENTENCES = [
         experimenter="Jane Smith",
         institution="MIT",
         experiment_description="V1 recording",
+        location="V1",
     ),
     # A colon after data is no preamble: the label's own reading decides.
     case("Experimenter: Smith, Jane", PM, experimenter="Smith, Jane"),
-    case("Keywords: hippocampus; sharp-wave ripples; sleep", PM, keywords="hippocampus; sharp-wave ripples; sleep"),
+    case(
+        "Keywords: hippocampus; sharp-wave ripples; sleep",
+        PM,
+        keywords="hippocampus; sharp-wave ripples; sleep",
+    ),
     case("Experimenter: Jane Smith; MIT", PM, experimenter="Jane Smith", institution="MIT"),
     case("male rat, 300 g, P90", PM, asking=SUBJECT, sex="male", species="rat", age="P90"),
 ]
@@ -564,6 +597,7 @@ FIRST_SET: list[Answer] = [
             "experimenter": "Maria Garcia",
             "institution": "Universidad de Barcelona",
             "experiment_description": "Patch-clamp recordings of CA1 pyramidal neurons in acute slices",
+            "location": "CA1",
         },
     ),
     (
@@ -585,6 +619,7 @@ FIRST_SET: list[Answer] = [
             "subject_id": "TA-07",
             "sex": "male",
             "age": "P45",
+            "location": "barrel cortex",
         },
     ),
     (
@@ -596,6 +631,7 @@ FIRST_SET: list[Answer] = [
             "experimenter": "Lena Fischer",
             "institution": "Max Planck Institute for Brain Research",
             "experiment_description": ("Neuropixels recordings in the superior colliculus during looming stimuli"),
+            "location": "superior colliculus",
         },
     ),
     (
@@ -657,6 +693,7 @@ FIRST_SET: list[Answer] = [
             "institution": "Janelia",
             "lab": "Svoboda lab",
             "experiment_description": "ALM recordings during a delayed response task",
+            "location": "ALM",
         },
     ),
     ("zebrafish larva, 6 dpf", ("species", "age"), {"species": "zebrafish", "age": "6 dpf"}),
@@ -686,7 +723,8 @@ FIRST_SET: list[Answer] = [
         {
             "experiment_description": (
                 "tetrode recordings from medial entorhinal cortex while rats foraged in an open field"
-            )
+            ),
+            "location": "medial entorhinal cortex",
         },
     ),
     ("F", ("sex",), {"sex": "F"}),
@@ -707,7 +745,12 @@ FIRST_SET: list[Answer] = [
     (
         "Jane Smith, MIT, V1 recording, go ahead and convert",
         ASKED_FIRST,
-        {"experimenter": "Jane Smith", "institution": "MIT", "experiment_description": "V1 recording"},
+        {
+            "experimenter": "Jane Smith",
+            "institution": "MIT",
+            "experiment_description": "V1 recording",
+            "location": "V1",
+        },
     ),
     (
         "experimenter - Carlos Ruiz, institution - Instituto Cajal",
@@ -717,7 +760,7 @@ FIRST_SET: list[Answer] = [
     (
         "Experiment: optogenetic silencing of PV interneurons in mPFC",
         (),
-        {"experiment_description": "optogenetic silencing of PV interneurons in mPFC"},
+        {"experiment_description": "optogenetic silencing of PV interneurons in mPFC", "location": "mPFC"},
     ),
     (
         "Age: 8 weeks; Sex: female; Strain: PV-Cre",
@@ -762,6 +805,7 @@ SECOND_SET: list[Answer] = [
             "species": "Macaca mulatta",
             "sex": "male",
             "age": "7 years",
+            "location": "M1",
         },
     ),
     (
@@ -792,7 +836,11 @@ SECOND_SET: list[Answer] = [
     (
         "lab: Harris Lab, institution: UCL, keywords: Neuropixels, visual cortex",
         (),
-        {"lab": "Harris Lab", "institution": "UCL", "keywords": "Neuropixels, visual cortex"},
+        {
+            "lab": "Harris Lab",
+            "institution": "UCL",
+            "keywords": "Neuropixels, visual cortex",
+        },
     ),
     ("Jessica Alvarez", CRITICAL, {"experimenter": "Jessica Alvarez"}),
     ("Baylor College of Medicine", CRITICAL, {"institution": "Baylor College of Medicine"}),
@@ -852,7 +900,7 @@ SECOND_SET: list[Answer] = [
     (
         "description = Acute Neuropixels recordings in VISp",
         (),
-        {"experiment_description": "Acute Neuropixels recordings in VISp"},
+        {"experiment_description": "Acute Neuropixels recordings in VISp", "location": "VISp"},
     ),
     ("Affiliation: Janelia Research Campus, HHMI", (), {"institution": "Janelia Research Campus, HHMI"}),
     ("Gender: female", (), {"sex": "female"}),
@@ -872,7 +920,7 @@ SECOND_SET: list[Answer] = [
     (
         "Spike sorting not done yet, raw Open Ephys data from mouse V1",
         ("experiment_description",),
-        {"experiment_description": "Spike sorting not done yet, raw Open Ephys data from mouse V1"},
+        {"experiment_description": "Spike sorting not done yet, raw Open Ephys data from mouse V1", "location": "V1"},
     ),
     ("no, the age is P75", ("age",), {"age": "P75"}),
     ("Hmm, it's actually a rat, not a mouse", (), {"species": "rat"}),
@@ -888,6 +936,7 @@ THIRD_SET: list[Answer] = [
             "experimenter": "Jonas Weber",
             "institution": "LMU Munich",
             "experiment_description": "in vivo patch clamp in mouse barrel cortex",
+            "location": "barrel cortex",
         },
     ),
     (
@@ -909,7 +958,10 @@ THIRD_SET: list[Answer] = [
     (
         "head-fixed Neuropixels 2.0 recordings in dorsal striatum",
         ("experiment_description",),
-        {"experiment_description": "head-fixed Neuropixels 2.0 recordings in dorsal striatum"},
+        {
+            "experiment_description": "head-fixed Neuropixels 2.0 recordings in dorsal striatum",
+            "location": "dorsal striatum",
+        },
     ),
     (
         "Subject ID: R12; species: rat; sex: F; age: P30",
@@ -942,6 +994,7 @@ THIRD_SET: list[Answer] = [
             "experimenter": "Dr Sofia Rossi",
             "institution": "IIT Genova",
             "experiment_description": "Utah array in rat motor cortex",
+            "location": "motor cortex",
         },
     ),
     ("the experimenter is me, Daniel Cohen", (), {"experimenter": "Daniel Cohen"}),
@@ -959,6 +1012,7 @@ THIRD_SET: list[Answer] = [
             "experiment_description": "Recording of grid cells in MEC while rats explore",
             "experimenter": "Kari Nordmann",
             "institution": "NTNU",
+            "location": "MEC",
         },
     ),
     (
@@ -987,6 +1041,7 @@ FOURTH_SET: list[Answer] = [
             "experimenter": "Yuki Sato",
             "institution": "University of Tokyo",
             "experiment_description": "Calcium imaging of PFC in mice during a go/no-go task",
+            "location": "PFC",
         },
     ),
     (
@@ -996,6 +1051,7 @@ FOURTH_SET: list[Answer] = [
             "experimenter": "dr. hernandez",
             "institution": "ucsd",
             "experiment_description": "auditory cortex recordings",
+            "location": "auditory cortex",
         },
     ),
     (
@@ -1005,6 +1061,7 @@ FOURTH_SET: list[Answer] = [
             "experimenter": "Bianca Rossi",
             "institution": "Sapienza University of Rome",
             "experiment_description": "visual cortex Neuropixels recordings",
+            "location": "visual cortex",
         },
     ),
     ("subject: rat R7, male, 300 g", SUBJECT, {"subject_id": "R7", "species": "rat", "sex": "male"}),
@@ -1106,7 +1163,7 @@ FIFTH_SET: list[Answer] = [
     (
         "Mouse V1 recording, started 2023-11-02 09:15",
         ASKED_FIRST,
-        {"experiment_description": "Mouse V1 recording", "session_start_time": "2023-11-02 09:15"},
+        {"experiment_description": "Mouse V1 recording", "session_start_time": "2023-11-02 09:15", "location": "V1"},
     ),
     ("recording started at 2023-11-02 09:15", (), {"session_start_time": "2023-11-02 09:15"}),
     ("session began 2 Nov 2023 9:15", (), {"session_start_time": "2 Nov 2023 9:15"}),
@@ -1118,12 +1175,22 @@ FIFTH_SET: list[Answer] = [
     (
         "Please convert this SpikeGLX run: Dr. Grace Hopper, Harvard, mouse V1 recording",
         ASKED_FIRST,
-        {"experimenter": "Dr. Grace Hopper", "institution": "Harvard", "experiment_description": "mouse V1 recording"},
+        {
+            "experimenter": "Dr. Grace Hopper",
+            "institution": "Harvard",
+            "experiment_description": "mouse V1 recording",
+            "location": "V1",
+        },
     ),
     (
         "Convert my Intan data — Dr. Grace Hopper, Harvard, mouse V1 recording",
         ASKED_FIRST,
-        {"experimenter": "Dr. Grace Hopper", "institution": "Harvard", "experiment_description": "mouse V1 recording"},
+        {
+            "experimenter": "Dr. Grace Hopper",
+            "institution": "Harvard",
+            "experiment_description": "mouse V1 recording",
+            "location": "V1",
+        },
     ),
     (
         "Can you convert this Open Ephys session: Jane Smith, MIT, hippocampal recordings",
@@ -1157,7 +1224,12 @@ FIFTH_SET: list[Answer] = [
     (
         "J. Smith, UCL, visual cortex recordings",
         CRITICAL,
-        {"experimenter": "J. Smith", "institution": "UCL", "experiment_description": "visual cortex recordings"},
+        {
+            "experimenter": "J. Smith",
+            "institution": "UCL",
+            "experiment_description": "visual cortex recordings",
+            "location": "visual cortex",
+        },
     ),
     (
         "Dr J. Doe, KCL, slice ephys",
@@ -1167,12 +1239,17 @@ FIFTH_SET: list[Answer] = [
     (
         "V1 recording, MIT, Jane Smith",
         CRITICAL,
-        {"experiment_description": "V1 recording", "institution": "MIT", "experimenter": "Jane Smith"},
+        {
+            "experiment_description": "V1 recording",
+            "institution": "MIT",
+            "experimenter": "Jane Smith",
+            "location": "V1",
+        },
     ),
     (
         "Jane Smith (UCL), V1 imaging",
         CRITICAL,
-        {"experimenter": "Jane Smith", "institution": "UCL", "experiment_description": "V1 imaging"},
+        {"experimenter": "Jane Smith", "institution": "UCL", "experiment_description": "V1 imaging", "location": "V1"},
     ),
     (
         "mouse M3, F, P60, C57BL/6J",
@@ -1256,6 +1333,7 @@ SIXTH_SET: list[Answer] = [
             "subject_id": "4471",
             "sex": "F",
             "age": "90 days old",
+            "location": "visual cortex",
         },
     ),
     ("wait, the subject is actually mouse-13", (), {"subject_id": "mouse-13"}),
@@ -1283,6 +1361,7 @@ SIXTH_SET: list[Answer] = [
             "experimenter": "Marco Rossi",
             "institution": "SISSA",
             "experiment_description": "We did tetrode recordings in dorsal hippocampus",
+            "location": "dorsal hippocampus",
         },
     ),
     (
@@ -1303,6 +1382,7 @@ SIXTH_SET: list[Answer] = [
             "experimenter": "Dr. Omar Haddad",
             "institution": "Weizmann Institute",
             "experiment_description": "auditory cortex recordings in awake mice",
+            "location": "auditory cortex",
         },
     ),
     (
@@ -1319,12 +1399,18 @@ SIXTH_SET: list[Answer] = [
             "experimenter": "Jane Doe",
             "institution": "MIT",
             "experiment_description": "whisker stimulation in barrel cortex",
+            "location": "barrel cortex",
         },
     ),
     (
         "jane doe, mit, barrel cortex recordings",
         CRITICAL,
-        {"experimenter": "jane doe", "institution": "mit", "experiment_description": "barrel cortex recordings"},
+        {
+            "experimenter": "jane doe",
+            "institution": "mit",
+            "experiment_description": "barrel cortex recordings",
+            "location": "barrel cortex",
+        },
     ),
     (
         "please convert it, the experimenter is Maria Silva and we're from USP",
@@ -1339,12 +1425,18 @@ SIXTH_SET: list[Answer] = [
             "institution": "Fudan University",
             "experiment_description": "calcium imaging of the optic tectum",
             "age": "7 dpf",
+            "location": "optic tectum",
         },
     ),
     (
         "Dr. Kumar (IISc), recordings from songbird HVC",
         CRITICAL,
-        {"experimenter": "Dr. Kumar", "institution": "IISc", "experiment_description": "recordings from songbird HVC"},
+        {
+            "experimenter": "Dr. Kumar",
+            "institution": "IISc",
+            "experiment_description": "recordings from songbird HVC",
+            "location": "HVC",
+        },
     ),
     ("@UCSF, recorded by Lee Chang", ASKED_FIRST, {"experimenter": "Lee Chang", "institution": "UCSF"}),
     # Labels with typos and odd separators.
@@ -1364,7 +1456,7 @@ SIXTH_SET: list[Answer] = [
     (
         "experiment description: mice ran on a treadmill while we imaged CA1",
         (),
-        {"experiment_description": "mice ran on a treadmill while we imaged CA1"},
+        {"experiment_description": "mice ran on a treadmill while we imaged CA1", "location": "CA1"},
     ),
     # The subject: ids named with a word, pronouns, ages in words.
     ("animal 12, female, 3 weeks old", SUBJECT, {"subject_id": "12", "sex": "female", "age": "3 weeks old"}),

@@ -72,7 +72,7 @@ def test_a_pasted_abstract_becomes_the_description() -> None:
     sentence = "We recorded spiking activity of V1 neurons with Neuropixels probes during visual stimulation. "
     text = sentence * 110  # about 10 kB
     parsed = parse_message(text, asking_for=("experiment_description",))
-    assert parsed.fields == {"experiment_description": text.strip().rstrip(".")}
+    assert parsed.fields == {"experiment_description": text.strip().rstrip("."), "location": "V1"}
 
 
 ADVERSARIAL = {

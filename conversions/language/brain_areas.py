@@ -1,0 +1,83 @@
+"""Brain areas named in a message: the recording location NWB keeps on the electrodes.
+
+An area is either an abbreviation as anatomists write it (V1, CA1, mPFC, Allen's VISp), matched with
+its letter case, or a head noun (cortex, hippocampus, colliculus, nucleus, ...) with the adjectives in
+front of it ("left dorsal hippocampus", "medial entorhinal cortex", "area MT"). Areas joined by "and",
+"&" or "+" are one location ("V1 and LGN"). An adjective alone ("hippocampal slices") names no area:
+the slice may come from anywhere in it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_ABBREVIATIONS = frozenset(
+    """V1 V2 V3 V4 V5 MT MST M1 M2 S1 S2 A1 CA1 CA2 CA3 DG LGN dLGN vLGN SC MEC LEC mEC lEC PFC mPFC dmPFC vmPFC
+    ACC OFC VTA SNc SNr BLA CeA RSP RSC PPC ALM LIP MIP FEF SEF IT NAc DMS DLS HPC OB HVC RA LMAN BNST LHb MHb
+    MSO LSO STN GPe GPi PAG LC DRN IC MGB VPM VPL POm LP ZI PVN SCN PL IL AIC vHPC dHPC EC PrL ILC mOFC lOFC
+    VISp VISl VISam VISpm VISal VISrl MOp MOs SSp SSs AUDp ACAd ACAv PIR ENTl ENTm CP ACB LHA DMH VMH ARH
+    SN GP STR CPu TRN LD LS MS DB CeM IPN SFO""".split()
+)
+_HEADS = (
+    "cortex|cortices|hippocampus|hippocampi|thalamus|hypothalamus|striatum|cerebellum|amygdala|colliculus|colliculi"
+    "|nucleus accumbens|nucleus|nuclei|body|bodies|bulb|gyrus|lobe|habenula|septum|tectum|retina|spinal cord|midbrain|hindbrain"
+    "|forebrain|brainstem|brain stem|nerve|nidopallium|pallium|ganglion|ganglia|cord|pons|medulla|claustrum"
+    "|insula|putamen|caudate|globus pallidus|substantia nigra|complex|formation|subiculum|tegmentum|tegmental area"
+    "|cochlea|gray|grey|fasciculus|accumbens|neuropil|horn"
+)
+_MODIFIERS = (
+    "primary|secondary|visual|auditory|somatosensory|sensory|motor|premotor|barrel|prefrontal|prelimbic"
+    "|infralimbic|medial|lateral|dorsal|ventral|anterior|posterior|entorhinal|piriform|olfactory|orbitofrontal"
+    "|cingulate|insular|retrosplenial|parietal|temporal|frontal|occipital|superior|inferior|left|right|bilateral"
+    "|fan-shaped|mushroom|ellipsoid|optic|dentate|basolateral|central|cerebellar|subthalamic|speech|gustatory"
+    "|perirhinal|postrhinal|ventrolateral|dorsomedial|dorsolateral|ventromedial|mediodorsal|paraventricular"
+    "|suprachiasmatic|deep|superficial|rostral|caudal|antennal|spinal|cochlear|vestibular|reticular|red|dorsal raphe"
+    "|raphe|periaqueductal|ventral tegmental|arcuate|geniculate|lateral geniculate|medial geniculate|mammillary"
+    "|pontine|tectal|posterior parietal|extrastriate|striate|association|limbic|septal|hippocampal|thalamic"
+    "|parafascicular|intralaminar|anterodorsal|globus|substantia|supramarginal|fusiform|angular|precentral"
+    "|postcentral|ectorhinal|agranular|granular|whisker|trigeminal|auditory nerve|IT"
+)
+_AREA = (
+    rf"(?:(?:{_MODIFIERS})[\s-]){{0,3}}(?:{_HEADS})(?:\s(?:{'|'.join(sorted(_ABBREVIATIONS))}))?"
+    rf"|(?:area|region|layer)\s(?:{'|'.join(sorted(_ABBREVIATIONS))})"
+)
+_AREA_RE = re.compile(rf"(?<![\w-])(?:{_AREA})(?![\w-])", re.IGNORECASE)
+_ABBREVIATION_RE = re.compile(
+    rf"(?<![\w/-])(?:(?:dorsal|ventral|left|right|medial|lateral)\s)?(?:{'|'.join(sorted(_ABBREVIATIONS, key=len, reverse=True))})(?![\w/-])"
+)
+_JOINED_RE = re.compile(r"\s{0,2}(?:and|&|\+|,)\s{0,2}", re.IGNORECASE)
+# Words that make a head noun something else than an area: "nucleus" of a cell, a "body" weight.
+_NOT_AREAS = frozenset({"cell body", "body weight", "body mass", "nucleus", "nuclei", "body", "complex", "cord"})
+
+
+@dataclass(frozen=True)
+class AreaMention:
+    start: int
+    end: int
+    text: str
+
+
+def brain_area(text: str) -> AreaMention | None:
+    """The first brain area `text` names, with the areas joined to it; None when it names none."""
+    spans = _spans(text)
+    if not spans:
+        return None
+    start, end = spans[0]
+    for next_start, next_end in spans[1:]:
+        if _JOINED_RE.fullmatch(text, end, next_start):
+            end = next_end
+        else:
+            break
+    return AreaMention(start, end, text[start:end])
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for m in [*_AREA_RE.finditer(text), *_ABBREVIATION_RE.finditer(text)]:
+        if m.group().lower() in _NOT_AREAS:
+            continue
+        if any(m.start() < e and s < m.end() for s, e in spans):
+            continue
+        spans.append((m.start(), m.end()))
+    return sorted(spans)

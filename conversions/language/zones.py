@@ -1,0 +1,270 @@
+"""Time zones named in words: "Tokyo time", "timezone: Europe/Paris", "2:15pm CET", "Pacific time".
+
+The IANA database's own names are the vocabulary: every zone's city ("Asia/Tokyo" → "tokyo",
+"America/New_York" → "new york"), plus the few words people use for a zone that name no city in
+it (countries and regions with one zone, "Pacific", "Central European", abbreviations such as CET
+or PST, and large research cities that share a zone with a city in the database). A place counts
+only next to a word saying it is a time ("Oslo time", "local time in Boston", "time zone Berlin"),
+so "recorded in Paris" names where, not when. An abbreviation counts beside a clock time or after
+"time zone". Abbreviations that mean several zones ("IST": India, Israel or Ireland; "CST": the
+US or China) are refused by name, so the user is asked rather than given the wrong offset.
+"""
+
+from __future__ import annotations
+
+import re
+import zoneinfo
+from dataclasses import dataclass
+from functools import cache
+
+# Places and regions people name instead of a zone in the database.
+_EXTRA_PLACES: dict[str, str] = {
+    # countries and regions with one zone
+    "japan": "Asia/Tokyo",
+    "korea": "Asia/Seoul",
+    "south korea": "Asia/Seoul",
+    "china": "Asia/Shanghai",
+    "india": "Asia/Kolkata",
+    "indian": "Asia/Kolkata",
+    "israel": "Asia/Jerusalem",
+    "singapore": "Asia/Singapore",
+    "taiwan": "Asia/Taipei",
+    "uk": "Europe/London",
+    "british": "Europe/London",
+    "england": "Europe/London",
+    "scotland": "Europe/London",
+    "ireland": "Europe/Dublin",
+    "irish": "Europe/Dublin",
+    "france": "Europe/Paris",
+    "french": "Europe/Paris",
+    "germany": "Europe/Berlin",
+    "german": "Europe/Berlin",
+    "switzerland": "Europe/Zurich",
+    "swiss": "Europe/Zurich",
+    "netherlands": "Europe/Amsterdam",
+    "dutch": "Europe/Amsterdam",
+    "belgium": "Europe/Brussels",
+    "italy": "Europe/Rome",
+    "italian": "Europe/Rome",
+    "spain": "Europe/Madrid",
+    "spanish": "Europe/Madrid",
+    "portugal": "Europe/Lisbon",
+    "austria": "Europe/Vienna",
+    "sweden": "Europe/Stockholm",
+    "norway": "Europe/Oslo",
+    "denmark": "Europe/Copenhagen",
+    "finland": "Europe/Helsinki",
+    "poland": "Europe/Warsaw",
+    "czech": "Europe/Prague",
+    "hungary": "Europe/Budapest",
+    "greece": "Europe/Athens",
+    "turkey": "Europe/Istanbul",
+    "new zealand": "Pacific/Auckland",
+    "central european": "Europe/Berlin",
+    "central europe": "Europe/Berlin",
+    "western european": "Europe/Lisbon",
+    "eastern european": "Europe/Helsinki",
+    "pacific": "America/Los_Angeles",
+    "us pacific": "America/Los_Angeles",
+    "west coast": "America/Los_Angeles",
+    "eastern": "America/New_York",
+    "us eastern": "America/New_York",
+    "east coast": "America/New_York",
+    "central": "America/Chicago",
+    "us central": "America/Chicago",
+    "mountain": "America/Denver",
+    "us mountain": "America/Denver",
+    # research cities that share a zone with a city in the database
+    "boston": "America/New_York",
+    "philadelphia": "America/New_York",
+    "baltimore": "America/New_York",
+    "pittsburgh": "America/New_York",
+    "washington": "America/New_York",
+    "atlanta": "America/New_York",
+    "miami": "America/New_York",
+    "durham": "America/New_York",
+    "ann arbor": "America/Detroit",
+    "houston": "America/Chicago",
+    "dallas": "America/Chicago",
+    "austin": "America/Chicago",
+    "st louis": "America/Chicago",
+    "san francisco": "America/Los_Angeles",
+    "san diego": "America/Los_Angeles",
+    "seattle": "America/Los_Angeles",
+    "stanford": "America/Los_Angeles",
+    "berkeley": "America/Los_Angeles",
+    "portland": "America/Los_Angeles",
+    "salt lake city": "America/Denver",
+    "montreal": "America/Toronto",
+    "ottawa": "America/Toronto",
+    "oxford": "Europe/London",
+    "edinburgh": "Europe/London",
+    "bristol": "Europe/London",
+    "manchester": "Europe/London",
+    "munich": "Europe/Berlin",
+    "münchen": "Europe/Berlin",
+    "frankfurt": "Europe/Berlin",
+    "heidelberg": "Europe/Berlin",
+    "hamburg": "Europe/Berlin",
+    "bonn": "Europe/Berlin",
+    "tübingen": "Europe/Berlin",
+    "tuebingen": "Europe/Berlin",
+    "göttingen": "Europe/Berlin",
+    "goettingen": "Europe/Berlin",
+    "freiburg": "Europe/Berlin",
+    "leipzig": "Europe/Berlin",
+    "geneva": "Europe/Zurich",
+    "lausanne": "Europe/Zurich",
+    "basel": "Europe/Zurich",
+    "bern": "Europe/Zurich",
+    "zürich": "Europe/Zurich",
+    "lyon": "Europe/Paris",
+    "marseille": "Europe/Paris",
+    "bordeaux": "Europe/Paris",
+    "milan": "Europe/Rome",
+    "turin": "Europe/Rome",
+    "trieste": "Europe/Rome",
+    "barcelona": "Europe/Madrid",
+    "leiden": "Europe/Amsterdam",
+    "utrecht": "Europe/Amsterdam",
+    "nijmegen": "Europe/Amsterdam",
+    "leuven": "Europe/Brussels",
+    "ghent": "Europe/Brussels",
+    "aarhus": "Europe/Copenhagen",
+    "tel aviv": "Asia/Jerusalem",
+    "rehovot": "Asia/Jerusalem",
+    "haifa": "Asia/Jerusalem",
+    "beijing": "Asia/Shanghai",
+    "kyoto": "Asia/Tokyo",
+    "osaka": "Asia/Tokyo",
+    "okinawa": "Asia/Tokyo",
+    "bangalore": "Asia/Kolkata",
+    "bengaluru": "Asia/Kolkata",
+    "mumbai": "Asia/Kolkata",
+    "delhi": "Asia/Kolkata",
+    "new delhi": "Asia/Kolkata",
+    "hyderabad": "Asia/Kolkata",
+    "chennai": "Asia/Kolkata",
+    "pune": "Asia/Kolkata",
+    "canberra": "Australia/Sydney",
+}
+
+# Abbreviations that name one zone (standard and daylight forms alike: the zone's own offset on the
+# date is used, so "CET" in July is +02:00, as the clocks there showed).
+_ABBREVIATIONS: dict[str, str] = {
+    "cet": "Europe/Berlin",
+    "cest": "Europe/Berlin",
+    "mez": "Europe/Berlin",
+    "mesz": "Europe/Berlin",
+    "wet": "Europe/Lisbon",
+    "west": "Europe/Lisbon",
+    "eet": "Europe/Helsinki",
+    "eest": "Europe/Helsinki",
+    "bst": "Europe/London",
+    "est": "America/New_York",
+    "edt": "America/New_York",
+    "et": "America/New_York",
+    "cdt": "America/Chicago",
+    "mst": "America/Denver",
+    "mdt": "America/Denver",
+    "pst": "America/Los_Angeles",
+    "pdt": "America/Los_Angeles",
+    "pt": "America/Los_Angeles",
+    "jst": "Asia/Tokyo",
+    "kst": "Asia/Seoul",
+    "hkt": "Asia/Hong_Kong",
+    "sgt": "Asia/Singapore",
+    "aest": "Australia/Sydney",
+    "aedt": "Australia/Sydney",
+    "nzst": "Pacific/Auckland",
+    "nzdt": "Pacific/Auckland",
+}
+# Abbreviations in common use for more than one zone.
+AMBIGUOUS_ABBREVIATIONS: dict[str, str] = {
+    "ist": "India (Asia/Kolkata), Israel (Asia/Jerusalem) or Ireland (Europe/Dublin)",
+    "cst": "US Central (America/Chicago) or China (Asia/Shanghai)",
+    "ast": "Atlantic (America/Halifax) or Arabia (Asia/Riyadh)",
+}
+
+_TIME_WORD = r"(?:(?:local|standard|summer|daylight(?: saving)?)\s{1,3})?time"
+_CLOCK = r"\d{1,2}(?:[:.h]\d{2})?(?::\d{2})?\s*(?:[ap]\.?m\.?|h|hrs)?"
+
+
+@dataclass(frozen=True)
+class ZoneMention:
+    start: int
+    end: int
+    zone: str | None  # an IANA name; None for an abbreviation that names several zones
+    said: str  # the words that named it, as written
+
+
+@cache
+def _iana_names() -> dict[str, str]:
+    return {name.lower(): name for name in zoneinfo.available_timezones() if "/" in name}
+
+
+@cache
+def _places() -> dict[str, str]:
+    """Every place word → its zone: the database's cities, then the extra places above."""
+    places: dict[str, str] = {}
+    for name in sorted(zoneinfo.available_timezones()):
+        area, _, city = name.rpartition("/")
+        if not area or area.startswith("Etc") or name.startswith(("SystemV", "US/", "posix", "right")):
+            continue
+        key = city.replace("_", " ").lower()
+        # The canonical continents win over aliases ("Europe/Zurich" over "Europe/Busingen"-like duplicates).
+        if key not in places or area in ("Europe", "America", "Asia", "Africa", "Australia", "Pacific"):
+            places.setdefault(key, name)
+    places.update(_EXTRA_PLACES)
+    return places
+
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], ...]:
+    places = "|".join(re.escape(p) for p in sorted(_places(), key=len, reverse=True))
+    abbreviations = "|".join(sorted({*_ABBREVIATIONS, *AMBIGUOUS_ABBREVIATIONS}, key=len, reverse=True))
+    iana = r"[A-Za-z]+(?:/[A-Za-z_+\-]+){1,2}"
+    label = r"(?:time ?zone|tz|zone)(?:\s{1,3}is\s{1,3}|\s{0,3}[:=]\s{0,3}|\s{1,3}of\s{1,3}|\s{1,3})"
+    return (
+        # "timezone: Europe/Paris", "time zone Berlin", "tz = PST"
+        re.compile(rf"(?<![\w/]){label}(?P<name>{iana}|{places}|{abbreviations})(?![\w/])", re.IGNORECASE),
+        # "Europe/Paris" anywhere
+        re.compile(rf"(?<![\w/])(?P<name>{iana})(?![\w/])"),
+        # "Tokyo time", "Oslo local time", "Central European Summer Time"
+        re.compile(rf"(?<![\w/])(?P<name>{places})\s{{1,3}}{_TIME_WORD}(?![\w])", re.IGNORECASE),
+        # "local time in Boston", "Boston local time" is above
+        re.compile(
+            rf"(?<![\w/])local\s{{1,3}}time\s{{1,3}}(?:in|at)\s{{1,3}}(?P<name>{places})(?![\w/])", re.IGNORECASE
+        ),
+        # "14:20 CET", "2pm PST", "(JST)"
+        re.compile(rf"(?<=\d)(?P<lead> ?(?:[ap]\.?m\.?)? ?\(? ?)(?P<name>{abbreviations})(?![\w/])\)?", re.IGNORECASE),
+    )
+
+
+def zone_mentions(text: str) -> list[ZoneMention]:
+    """The zones `text` names, in order, without overlaps."""
+    found: list[ZoneMention] = []
+    for pattern in _patterns():
+        for m in pattern.finditer(text):
+            start = m.start()
+            if "lead" in pattern.groupindex:  # "2pm PST", "9am (JST)": the clock stays the date's
+                start = m.start("name") - (1 if text[m.start("name") - 1 : m.start("name")] == "(" else 0)
+            if any(start < other.end and other.start < m.end() for other in found):
+                continue
+            zone = _zone_for(m.group("name"))
+            if zone is False:
+                continue
+            found.append(ZoneMention(start, m.end(), zone or None, m.group("name")))
+    return sorted(found, key=lambda mention: mention.start)
+
+
+def _zone_for(name: str) -> str | bool | None:
+    """The IANA zone `name` means; None when it means several; False when it is no zone."""
+    key = " ".join(name.lower().split())
+    if "/" in key:
+        return _iana_names().get(key, False)
+    if key in AMBIGUOUS_ABBREVIATIONS:
+        return None
+    if key in _ABBREVIATIONS:
+        return _ABBREVIATIONS[key]
+    return _places().get(key, False)

@@ -403,8 +403,10 @@ def rules_understood(parsed: ParsedMessage, *, asking_for: Sequence[str]) -> boo
     if parsed.intents - {Intent.PROVIDE_METADATA} or parsed.skipped or parsed.format_choice:
         return True
     wanted = set(asking_for) or set(FIELDS)
-    # A brain area is found in almost any description: on its own it shows nothing was understood.
-    return bool((set(parsed.fields) - _weak_fields(asking_for) - {"location"}) & wanted)
+    # A brain area, or an animal named in passing, is found in almost any description: on its own it
+    # shows nothing was understood.
+    in_passing = {"location"} | (parsed.guessed & {"species"})
+    return bool((set(parsed.fields) - _weak_fields(asking_for) - in_passing) & wanted)
 
 
 def merge(

@@ -94,6 +94,7 @@ from enum import StrEnum
 from conversions.language.brain_areas import brain_area
 from conversions.language.zones import zone_mentions
 from conversions.nwb.fields import FIELDS, SUBJECT_FIELDS
+from conversions.nwb.normalizers import normalize_species, species_mentions
 
 
 class Intent(StrEnum):
@@ -138,7 +139,33 @@ class ParsedMessage:
 def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage:
     """Read one user message; `asking_for` lists the fields the portal's last question asked for."""
     asked = tuple(dict.fromkeys(name for name in asking_for if name in FIELDS))
-    return _with_location(text, _with_zone(text, asked))
+    return _with_species(text, _with_location(text, _with_zone(text, asked)))
+
+
+def _with_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
+    """The one species a message names in passing ("tetrodes in rats", "an epilepsy patient", "a
+    C57BL/6J"), when no part of it was read as the species; outside names of people and places. A
+    guess, like any unlabeled value: it fills an empty species, never replaces one."""
+    if "species" in parsed.fields or "species" in parsed.skipped or not parsed.intents & {Intent.PROVIDE_METADATA}:
+        return parsed
+    for name in ("experimenter", "institution", "lab", "keywords"):
+        value = parsed.fields.get(name)
+        if value:
+            text = text.replace(value, " " * len(value))
+    mentions = species_mentions(text)
+    if len({mention.species for mention in mentions}) != 1:
+        return parsed  # none, or several: the species stays a question
+    first = mentions[0]
+    written = text[first.start : first.end]
+    raw = written if _species_of(written) == first.species else first.name  # "minipigs" reads as "minipig"
+    return replace(parsed, fields={**parsed.fields, "species": raw}, guessed=parsed.guessed | {"species"})
+
+
+def _species_of(text: str) -> str | None:
+    try:
+        return normalize_species(text)
+    except ValueError:
+        return None
 
 
 def _with_location(text: str, parsed: ParsedMessage) -> ParsedMessage:

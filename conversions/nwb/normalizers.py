@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 from datetime import timezone as fixed_offset
 from decimal import Decimal
@@ -314,6 +315,51 @@ def normalize_species(text: str) -> str:
         genus, epithet = words
         return f"{genus.capitalize()} {epithet}"
     raise ValueError(f"'{cleaned}' is not a species name I know; {_SPECIES_EXAMPLE}.")
+
+
+@dataclass(frozen=True)
+class SpeciesMention:
+    start: int
+    end: int
+    name: str  # the name as `normalize_species` reads it ("mouse" for "mice" too)
+    species: str  # its Latin binomial
+
+
+# Plurals and young the table above lists only in the singular.
+_PLURALS = {"larvae": "larva", "flies": "fly", "finches": "finch", "mice": "mouse"}
+# Names that mean a person only in the right sentence ("people in my lab").
+_NOT_IN_PROSE = frozenset({"people", "person", "swiss", "fischer", "elegans", "chick", "danio"})
+_PROSE_WORD_RE = re.compile(r"[^\W_][\w.'/-]*")
+
+
+def species_mentions(text: str) -> list[SpeciesMention]:
+    """Every animal (or person) named in running text ("in head-fixed mice", "an epilepsy patient",
+    "young ferrets", "C57BL/6J"), longest names first, each with its binomial. Group names
+    ("monkey", "bird") and qualifiers are passed over: they do not say which species."""
+    words = [(m.start(), m.end(), m.group().lower().rstrip(".,")) for m in _PROSE_WORD_RE.finditer(text)]
+    found: list[SpeciesMention] = []
+    covered = [False] * len(words)
+    for length in (4, 3, 2, 1):
+        for index in range(len(words) - length + 1):
+            if any(covered[index : index + length]):
+                continue
+            phrase = " ".join(word for _, _, word in words[index : index + length]).replace("-", " ")
+            name = _species_key(phrase)
+            if name is None:
+                continue
+            start, end = words[index][0], words[index + length - 1][1]
+            found.append(SpeciesMention(start, end, name, _NAMES[name]))
+            covered[index : index + length] = [True] * length
+    return sorted(found, key=lambda mention: mention.start)
+
+
+def _species_key(phrase: str) -> str | None:
+    if phrase in _NOT_IN_PROSE:
+        return None
+    for candidate in (phrase, _PLURALS.get(phrase, ""), phrase[:-1] if phrase.endswith("s") else ""):
+        if candidate and candidate in _NAMES:
+            return candidate
+    return None
 
 
 def _species_words(text: str) -> tuple[list[str], list[bool]]:

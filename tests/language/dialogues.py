@@ -112,7 +112,7 @@ LABELED = [
     ),
     case("experiment: two-photon imaging in V1", PM, experiment_description="two-photon imaging in V1", location="V1"),
     case("animal: M12, organism: rat, gender: male", PM, subject_id="M12", species="rat", sex="male"),
-    case("mouse id: m-042", PM, subject_id="m-042"),
+    case("mouse id: m-042", PM, subject_id="m-042", species="mouse"),
     case("birth date: 2023-12-01", PM, date_of_birth="2023-12-01"),
     case("lab: Smith Lab", PM, lab="Smith Lab"),
     case("keywords: V1, Neuropixels, visual cortex", PM, keywords="V1, Neuropixels, visual cortex"),
@@ -147,6 +147,7 @@ BULK = [
         institution="MIT",
         experiment_description="recording mouse V1 neurons",
         location="V1",
+        species="mouse",
     ),
     # Seed 000, pattern 1: the power user. The file name is neither a field nor a format.
     case(
@@ -175,6 +176,7 @@ BULK = [
         sex="female",
         age="8 weeks",
         location="V1",
+        species="mice",
     ),
     case(
         "Smith, Uppsala, V1 recording",
@@ -210,7 +212,13 @@ BULK = [
         age="P60",
     ),
     case("a 90-day-old male mouse", PM, asking=SUBJECT, age="90-day-old", sex="male", species="mouse"),
-    case("Stop-signal task in rats", PM, asking=CRITICAL, experiment_description="Stop-signal task in rats"),
+    case(
+        "Stop-signal task in rats",
+        PM,
+        asking=CRITICAL,
+        experiment_description="Stop-signal task in rats",
+        species="rats",
+    ),
     case("recorded on March 15, 2024 at 2:30 pm", PM, session_start_time="March 15, 2024 at 2:30 pm"),
     case(
         "2024-03-15, mouse001",
@@ -397,6 +405,7 @@ MORE_LABELS = [
         strain="C57BL/6J",
         sex="male",
         subject_id="4471",
+        species="C57BL/6J",
     ),
     case("age ~P60", PM, age="P60"),
     case(
@@ -479,6 +488,7 @@ SENTENCES = [
         experiment_description="Mouse V1 recording",
         session_start_time="2023-11-02 09:15",
         location="V1",
+        species="Mouse",
     ),
     case("recording started at 2023-11-02 09:15", PM, session_start_time="2023-11-02 09:15"),
     case("session began 2 Nov 2023 9:15", PM, session_start_time="2 Nov 2023 9:15"),
@@ -501,6 +511,7 @@ SENTENCES = [
         institution="Harvard",
         experiment_description="mouse V1 recording",
         location="V1",
+        species="mouse",
     ),
     case(
         "Convert my Intan data — Dr. Grace Hopper, Harvard, mouse V1 recording",
@@ -513,6 +524,7 @@ SENTENCES = [
         institution="Harvard",
         experiment_description="mouse V1 recording",
         location="V1",
+        species="mouse",
     ),
     case(
         "Here are the details: Jane Smith, MIT, V1 recording",
@@ -607,6 +619,7 @@ FIRST_SET: list[Answer] = [
             "experimenter": "Tom Baker",
             "institution": "UCL",
             "experiment_description": "we were recording head-fixed mice running on a wheel",
+            "species": "mice",
         },
     ),
     (
@@ -647,7 +660,7 @@ FIRST_SET: list[Answer] = [
     (
         "m12, female, 10 weeks, C57BL/6J",
         SUBJECT,
-        {"subject_id": "m12", "sex": "female", "age": "10 weeks", "strain": "C57BL/6J"},
+        {"subject_id": "m12", "sex": "female", "age": "10 weeks", "strain": "C57BL/6J", "species": "C57BL/6J"},
     ),
     ("Rattus norvegicus", ("species",), {"species": "Rattus norvegicus"}),
     ("rat", ("species",), {"species": "rat"}),
@@ -670,7 +683,7 @@ FIRST_SET: list[Answer] = [
     (
         "We recorded spontaneous activity in anesthetized ferrets",
         ("experiment_description",),
-        {"experiment_description": "We recorded spontaneous activity in anesthetized ferrets"},
+        {"experiment_description": "We recorded spontaneous activity in anesthetized ferrets", "species": "ferrets"},
     ),
     (
         "Name: Olivia Brown, affiliation: Brown University",
@@ -725,6 +738,7 @@ FIRST_SET: list[Answer] = [
                 "tetrode recordings from medial entorhinal cortex while rats foraged in an open field"
             ),
             "location": "medial entorhinal cortex",
+            "species": "rats",
         },
     ),
     ("F", ("sex",), {"sex": "F"}),
@@ -790,6 +804,7 @@ SECOND_SET: list[Answer] = [
             "experimenter": "Dr. Emily Chen",
             "institution": "Stanford University",
             "experiment_description": ("calcium imaging of hippocampal place cells in mice running on a linear track"),
+            "species": "mice",
         },
     ),
     (
@@ -820,6 +835,7 @@ SECOND_SET: list[Answer] = [
             "experimenter": "Marco Rossi",
             "institution": "Università di Padova",
             "experiment_description": "EEG in awake rats",
+            "species": "rats",
         },
     ),
     (
@@ -920,7 +936,11 @@ SECOND_SET: list[Answer] = [
     (
         "Spike sorting not done yet, raw Open Ephys data from mouse V1",
         ("experiment_description",),
-        {"experiment_description": "Spike sorting not done yet, raw Open Ephys data from mouse V1", "location": "V1"},
+        {
+            "experiment_description": "Spike sorting not done yet, raw Open Ephys data from mouse V1",
+            "location": "V1",
+            "species": "mouse",
+        },
     ),
     ("no, the age is P75", ("age",), {"age": "P75"}),
     ("Hmm, it's actually a rat, not a mouse", (), {"species": "rat"}),
@@ -937,6 +957,7 @@ THIRD_SET: list[Answer] = [
             "institution": "LMU Munich",
             "experiment_description": "in vivo patch clamp in mouse barrel cortex",
             "location": "barrel cortex",
+            "species": "mouse",
         },
     ),
     (
@@ -995,6 +1016,7 @@ THIRD_SET: list[Answer] = [
             "institution": "IIT Genova",
             "experiment_description": "Utah array in rat motor cortex",
             "location": "motor cortex",
+            "species": "rat",
         },
     ),
     ("the experimenter is me, Daniel Cohen", (), {"experimenter": "Daniel Cohen"}),
@@ -1004,7 +1026,7 @@ THIRD_SET: list[Answer] = [
         {"institution": "Cold Spring Harbor Laboratory"},
     ),
     ("Dr. Smith and Dr. Jones", ("experimenter",), {"experimenter": "Dr. Smith and Dr. Jones"}),
-    ("Strain C57BL/6J, 2 males", (), {"strain": "C57BL/6J"}),
+    ("Strain C57BL/6J, 2 males", (), {"strain": "C57BL/6J", "species": "C57BL/6J"}),
     (
         "Recording of grid cells in MEC while rats explore, by Kari Nordmann at NTNU",
         CRITICAL,
@@ -1013,6 +1035,7 @@ THIRD_SET: list[Answer] = [
             "experimenter": "Kari Nordmann",
             "institution": "NTNU",
             "location": "MEC",
+            "species": "rats",
         },
     ),
     (
@@ -1042,6 +1065,7 @@ FOURTH_SET: list[Answer] = [
             "institution": "University of Tokyo",
             "experiment_description": "Calcium imaging of PFC in mice during a go/no-go task",
             "location": "PFC",
+            "species": "mice",
         },
     ),
     (
@@ -1084,9 +1108,10 @@ FOURTH_SET: list[Answer] = [
             "experimenter": "Lucas Martin",
             "institution": "Institut de la Vision",
             "experiment_description": "recordings were made in awake head-fixed mice",
+            "species": "mice",
         },
     ),
-    ("mouse ID M-17, born 2023-10-02", (), {"subject_id": "M-17", "date_of_birth": "2023-10-02"}),
+    ("mouse ID M-17, born 2023-10-02", (), {"subject_id": "M-17", "date_of_birth": "2023-10-02", "species": "mouse"}),
     ("Our lab is the Buzsáki lab at NYU", (), {"lab": "the Buzsáki lab", "institution": "NYU"}),
     (
         "Hi! Experimenter is Fatima Zahra. We're at Mohammed V University.",
@@ -1102,7 +1127,7 @@ FOURTH_SET: list[Answer] = [
     (
         "The experiment was a visual discrimination task in rats",
         (),
-        {"experiment_description": "a visual discrimination task in rats"},
+        {"experiment_description": "a visual discrimination task in rats", "species": "rats"},
     ),
     ("Can you set the lab to Svoboda Lab?", (), {"lab": "Svoboda Lab"}),
     (
@@ -1115,6 +1140,7 @@ FOURTH_SET: list[Answer] = [
             "subject_id": "sub-12",
             "sex": "female",
             "age": "25 years",
+            "species": "humans",
         },
     ),
     ("species: zebra finch", (), {"species": "zebra finch"}),
@@ -1163,7 +1189,12 @@ FIFTH_SET: list[Answer] = [
     (
         "Mouse V1 recording, started 2023-11-02 09:15",
         ASKED_FIRST,
-        {"experiment_description": "Mouse V1 recording", "session_start_time": "2023-11-02 09:15", "location": "V1"},
+        {
+            "experiment_description": "Mouse V1 recording",
+            "session_start_time": "2023-11-02 09:15",
+            "location": "V1",
+            "species": "Mouse",
+        },
     ),
     ("recording started at 2023-11-02 09:15", (), {"session_start_time": "2023-11-02 09:15"}),
     ("session began 2 Nov 2023 9:15", (), {"session_start_time": "2 Nov 2023 9:15"}),
@@ -1180,6 +1211,7 @@ FIFTH_SET: list[Answer] = [
             "institution": "Harvard",
             "experiment_description": "mouse V1 recording",
             "location": "V1",
+            "species": "mouse",
         },
     ),
     (
@@ -1190,6 +1222,7 @@ FIFTH_SET: list[Answer] = [
             "institution": "Harvard",
             "experiment_description": "mouse V1 recording",
             "location": "V1",
+            "species": "mouse",
         },
     ),
     (
@@ -1204,6 +1237,7 @@ FIFTH_SET: list[Answer] = [
             "experimenter": "Prof. Alan Turing",
             "institution": "Manchester University",
             "experiment_description": "EEG in humans",
+            "species": "humans",
         },
     ),
     (
@@ -1272,7 +1306,7 @@ FIFTH_SET: list[Answer] = [
     (
         "born 2023-08-01, female, C57BL/6J",
         SUBJECT,
-        {"date_of_birth": "2023-08-01", "sex": "female", "strain": "C57BL/6J"},
+        {"date_of_birth": "2023-08-01", "sex": "female", "strain": "C57BL/6J", "species": "C57BL/6J"},
     ),
     ("DOB 01.08.2023", (), {"date_of_birth": "01.08.2023"}),
     ("Smith lab @ MIT", ("lab", "institution"), {"lab": "Smith lab", "institution": "MIT"}),
@@ -1383,6 +1417,7 @@ SIXTH_SET: list[Answer] = [
             "institution": "Weizmann Institute",
             "experiment_description": "auditory cortex recordings in awake mice",
             "location": "auditory cortex",
+            "species": "mice",
         },
     ),
     (
@@ -1456,7 +1491,7 @@ SIXTH_SET: list[Answer] = [
     (
         "experiment description: mice ran on a treadmill while we imaged CA1",
         (),
-        {"experiment_description": "mice ran on a treadmill while we imaged CA1", "location": "CA1"},
+        {"experiment_description": "mice ran on a treadmill while we imaged CA1", "location": "CA1", "species": "mice"},
     ),
     # The subject: ids named with a word, pronouns, ages in words.
     ("animal 12, female, 3 weeks old", SUBJECT, {"subject_id": "12", "sex": "female", "age": "3 weeks old"}),
@@ -1464,7 +1499,7 @@ SIXTH_SET: list[Answer] = [
     (
         "mouse id = VG-22, he's a male, six weeks old",
         (),
-        {"subject_id": "VG-22", "sex": "male", "age": "six weeks old"},
+        {"subject_id": "VG-22", "sex": "male", "age": "six weeks old", "species": "mouse"},
     ),
     (
         "subject: m3; species: mouse; sex: F; age: 70 days",

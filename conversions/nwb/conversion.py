@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import numpy as np
 from tqdm import tqdm
 
 from .autofix import AppliedFix
@@ -135,16 +136,22 @@ def convert_recording(
         with supported.open_for_reading(source_root, detection, chosen) as view:
             with _failure_as("reading", file_names):
                 converter = supported.build_converter(view, chosen)
+                base_metadata = converter.get_metadata()
+                recordings = _electrode_recordings(converter)
                 nwb_metadata, descriptions = _neuroconv_metadata(
-                    converter.get_metadata(),
+                    base_metadata,
                     metadata,
                     zone=zone,
                     default_description=_describe(detection, chosen),
-                    recordings=_electrode_recordings(converter),
+                    recordings=recordings,
                     system=detection.format_label,
                     preview=stub,
                 )
                 _validate_metadata(converter, nwb_metadata, metadata)
+                location = str(_given(metadata, "location") or "").strip()
+                if location:
+                    # Before a preview shortens the recordings: their shortened copies keep the property.
+                    _locate_channels(recordings, base_metadata, location)
             conversion_options = _conversion_options(supported, streams, tracker, converter, stub=stub)
             tracker.check_stop()  # the last chance for formats that report nothing until the write ends
             with _failure_as("converting", file_names):
@@ -341,8 +348,9 @@ def _neuroconv_metadata(
     preview: bool = False,
 ) -> tuple[dict[str, Any], list[_Description]]:
     """neuroconv's own metadata (devices, electrodes, start time from the file) with the user's
-    fields deep-merged in, and descriptions for what the reader left undescribed (`recordings`: the
-    recording extractors written as electrical series; `system`: the format's name)."""
+    fields deep-merged in (recording fields on the electrodes, where the reader stated nothing), and
+    descriptions for what the reader left undescribed (`recordings`: the recording extractors written
+    as electrical series; `system`: the format's name)."""
     from neuroconv.utils import dict_deep_update
 
     nwbfile: dict[str, Any] = {"identifier": str(uuid.uuid4())}
@@ -362,9 +370,14 @@ def _neuroconv_metadata(
             f"{description.rstrip()}{'' if description.rstrip().endswith(('.', '!', '?')) else '.'} {_PREVIEW_NOTE}"
         )
     nwbfile["session_description"] = description
+    recording: dict[str, str] = {}
     for name, spec in FIELDS.items():
         value = _given(values, name)
         if value is None or name in ("session_start_time", "session_description"):
+            continue
+        if spec.placement is Placement.RECORDING:
+            if str(value).strip():
+                recording[name] = str(value).strip()
             continue
         if name == "experimenter":
             value = [value] if isinstance(value, str) else list(value)
@@ -387,7 +400,62 @@ def _neuroconv_metadata(
     if described.electrode_columns:
         # A list in neuroconv's metadata, which a deep update would append to rather than replace.
         merged.setdefault("Ecephys", {})["Electrodes"] = described.electrode_columns
+    _place_recording_fields(merged, recording)
     return merged, described.descriptions
+
+
+# --- the user's recording fields ----------------------------------------------------------------------
+
+# Where a patch-clamp electrode (IntracellularElectrode) keeps each recording field.
+_ELECTRODE_ATTRIBUTES = {"location": "location", "cell_id": "cell_id", "slice_id": "slice"}
+# What neuroconv writes for a location no one stated (and an empty one says no more).
+_UNSTATED = frozenset({"", "unknown"})
+
+
+def _unstated(value: Any) -> bool:
+    return value is None or str(value).strip().lower() in _UNSTATED
+
+
+def _electrode_groups(metadata: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The electrode group entries of neuroconv's metadata, in its dict form (`ElectrodeGroups`) and in
+    the list form that readers chosen by name may still give (`ElectrodeGroup`)."""
+    ecephys = metadata.get("Ecephys", {})
+    entries = [*ecephys.get("ElectrodeGroups", {}).values(), *ecephys.get("ElectrodeGroup", [])]
+    return [entry for entry in entries if isinstance(entry, dict)]
+
+
+def _place_recording_fields(metadata: dict[str, Any], values: Mapping[str, str]) -> None:
+    """Write the user's recording fields into `metadata` where NWB has a place for them and the reader
+    stated nothing: the location of every electrode group, and the location, cell id and slice of every
+    patch-clamp electrode. NWB has no cell or slice for extracellular electrodes: those are left out."""
+    if "location" in values:
+        for group in _electrode_groups(metadata):
+            if _unstated(group.get("location")):
+                group["location"] = values["location"]
+    for electrode in metadata.get("Icephys", {}).get("IntracellularElectrodes", {}).values():
+        for name, attribute in _ELECTRODE_ATTRIBUTES.items():
+            if name in values and _unstated(electrode.get(attribute)):
+                electrode[attribute] = values[name]
+
+
+def _locate_channels(recordings: Sequence[Any], base: Mapping[str, Any], location: str) -> None:
+    """Write the user's location into the electrodes table's location column, which neuroconv fills
+    from each channel's "brain_area" property ("unknown" where there is none): for the channels whose
+    area the reader left unknown, except in a group whose location the reader states (`base`: the
+    reader's metadata), which speaks for its channels."""
+    from neuroconv.tools.spikeinterface.spikeinterface import _get_group_name
+
+    stated = {str(group.get("name")) for group in _electrode_groups(base) if not _unstated(group.get("location"))}
+    for recording in recordings:
+        areas = recording.get_property("brain_area")
+        if areas is None:
+            areas = ["unknown"] * recording.get_num_channels()
+        groups = [str(name) for name in _get_group_name(recording=recording)]
+        located = [
+            location if _unstated(area) and group not in stated else str(area)
+            for area, group in zip(areas, groups, strict=True)
+        ]
+        recording.set_property("brain_area", np.asarray(located))
 
 
 # --- descriptions of what the reader leaves undescribed ------------------------------------------------

@@ -462,9 +462,9 @@ def _not_set(session: Mapping[str, Any], subject: Mapping[str, Any] | None) -> l
     for spec in (FIELDS[name] for name in (*CRITICAL_FIELDS, *SUBJECT_FIELDS)):
         if spec.placement is Placement.NWBFILE:
             value = session.get(spec.name)
-        elif subject is not None and "unreadable" not in subject:
+        elif spec.placement is Placement.SUBJECT and subject is not None and "unreadable" not in subject:
             value = subject.get(spec.name)
-        else:
+        else:  # no subject to read (that has its own line), or a field of the recording itself
             continue
         if not value:
             missing.append(spec.label)

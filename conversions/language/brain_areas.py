@@ -13,15 +13,16 @@ import re
 from dataclasses import dataclass
 
 _ABBREVIATIONS = frozenset(
-    """V1 V2 V3 V4 V5 MT MST M1 M2 S1 S2 A1 CA1 CA2 CA3 DG LGN dLGN vLGN SC MEC LEC mEC lEC PFC mPFC dmPFC vmPFC
-    ACC OFC VTA SNc SNr BLA CeA RSP RSC PPC ALM LIP MIP FEF SEF IT NAc DMS DLS HPC OB HVC RA LMAN BNST LHb MHb
-    MSO LSO STN GPe GPi PAG LC DRN IC MGB VPM VPL POm LP ZI PVN SCN PL IL AIC vHPC dHPC EC PrL ILC mOFC lOFC
-    VISp VISl VISam VISpm VISal VISrl MOp MOs SSp SSs AUDp ACAd ACAv PIR ENTl ENTm CP ACB LHA DMH VMH ARH
-    SN GP STR CPu TRN LD LS MS DB CeM IPN SFO""".split()
+    """V1 V2 V3 V4 V5 MT MST M1 M2 S1 S2 A1 CA1 CA2 CA3 DG LGN dLGN vLGN SC MEC LEC mEC lEC PFC mPFC dmPFC
+    vmPFC ACC OFC VTA SNc SNr BLA CeA RSP RSC PPC ALM LIP MIP FEF SEF IT NAc DMS DLS HPC OB HVC RA LMAN BNST
+    LHb MHb MSO LSO STN GPe GPi PAG LC DRN IC MGB VPM VPL POm LP ZI PVN SCN PL IL AIC vHPC dHPC EC PrL ILC
+    mOFC lOFC VISp VISl VISam VISpm VISal VISrl MOp MOs SSp SSs AUDp ACAd ACAv PIR ENTl ENTm CP ACB LHA DMH
+    VMH ARH SN GP STR CPu TRN LD LS MS DB CeM IPN SFO""".split()  # noqa: SIM905 (a word list reads best as words)
 )
 _HEADS = (
     "cortex|cortices|hippocampus|hippocampi|thalamus|hypothalamus|striatum|cerebellum|amygdala|colliculus|colliculi"
-    "|nucleus accumbens|nucleus|nuclei|body|bodies|bulb|gyrus|lobe|habenula|septum|tectum|retina|spinal cord|midbrain|hindbrain"
+    "|nucleus accumbens|nucleus|nuclei|body|bodies|bulb|gyrus|lobe|habenula|septum|tectum|retina|spinal cord"
+    "|midbrain|hindbrain"
     "|forebrain|brainstem|brain stem|nerve|nidopallium|pallium|ganglion|ganglia|cord|pons|medulla|claustrum"
     "|insula|putamen|caudate|globus pallidus|substantia nigra|complex|formation|subiculum|tegmentum|tegmental area"
     "|cochlea|gray|grey|fasciculus|accumbens|neuropil|horn"
@@ -43,8 +44,9 @@ _AREA = (
     rf"|(?:area|region|layer)\s(?:{'|'.join(sorted(_ABBREVIATIONS))})"
 )
 _AREA_RE = re.compile(rf"(?<![\w-])(?:{_AREA})(?![\w-])", re.IGNORECASE)
+_ABBREVIATION_ALTERNATIVES = "|".join(sorted(_ABBREVIATIONS, key=len, reverse=True))
 _ABBREVIATION_RE = re.compile(
-    rf"(?<![\w/-])(?:(?:dorsal|ventral|left|right|medial|lateral)\s)?(?:{'|'.join(sorted(_ABBREVIATIONS, key=len, reverse=True))})(?![\w/-])"
+    rf"(?<![\w/-])(?:(?:dorsal|ventral|left|right|medial|lateral)\s)?(?:{_ABBREVIATION_ALTERNATIVES})(?![\w/-])"
 )
 _JOINED_RE = re.compile(r"\s{0,2}(?:and|&|\+|,)\s{0,2}", re.IGNORECASE)
 # Words that make a head noun something else than an area: "nucleus" of a cell, a "body" weight.
@@ -81,3 +83,8 @@ def _spans(text: str) -> list[tuple[int, int]]:
             continue
         spans.append((m.start(), m.end()))
     return sorted(spans)
+
+
+def is_brain_area(text: str) -> bool:
+    """Whether `text` is one brain area and nothing else ("V1", "dorsal CA1", "barrel cortex")."""
+    return bool(_ABBREVIATION_RE.fullmatch(text) or _AREA_RE.fullmatch(text))

@@ -92,7 +92,8 @@ from dataclasses import field as dataclass_field
 from enum import StrEnum
 
 from conversions.language.brain_areas import brain_area
-from conversions.language.zones import zone_mentions
+from conversions.language.subjects import SubjectMention, subject_mentions
+from conversions.language.zones import ZoneMention, zone_mentions
 from conversions.nwb.fields import FIELDS, SUBJECT_FIELDS
 from conversions.nwb.normalizers import normalize_species, species_mentions
 
@@ -137,9 +138,63 @@ class ParsedMessage:
 
 
 def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage:
-    """Read one user message; `asking_for` lists the fields the portal's last question asked for."""
+    """Read one user message; `asking_for` lists the fields the portal's last question asked for.
+
+    Before the chunks are read, the time zones and the subject ids the message names in running
+    text ("…at 2:15pm Oslo time", "the slice came from mouse AB-12") are taken out of it (blanked,
+    so every other value keeps its place) and added to what the reader finds; after it, the brain
+    area and the species named in passing fill those fields when nothing else did.
+    """
     asked = tuple(dict.fromkeys(name for name in asking_for if name in FIELDS))
-    return _with_species(text, _with_location(text, _with_zone(text, asked)))
+    zones = zone_mentions(text)
+    subjects = [
+        mention
+        for mention in subject_mentions(text, _NAME_STOPWORDS)
+        if not any(mention.start < zone.end and zone.start < mention.end for zone in zones)
+    ]
+    if len({mention.subject_id for mention in subjects}) != 1:
+        subjects = []  # none, or several: the reader sorts them out
+    blanked = text
+    for span in sorted([*zones, *subjects], key=lambda mention: mention.start, reverse=True):
+        blanked = blanked[: span.start] + " " * (span.end - span.start) + blanked[span.end :]
+    parsed = _MessageReader(blanked, asked).read()
+    parsed = _with_subject(text, parsed, subjects)
+    parsed = _with_zone(parsed, zones)
+    return _with_species(text, _with_location(text, parsed))
+
+
+def _with_subject(text: str, parsed: ParsedMessage, subjects: list[SubjectMention]) -> ParsedMessage:
+    """The subject id named in running text, unless the reader found a correction of it elsewhere."""
+    if not subjects or "subject_id" in parsed.corrections:
+        return parsed
+    first = subjects[0]
+    correction = bool(_CORRECTION_MARKER_RE.search(text, 0, first.start) or _CORRECTING_START_RE.match(text))
+    fields = {**parsed.fields, "subject_id": first.subject_id}
+    if "species" not in fields and first.noun and _species_of(first.noun):  # "mouse AB-12" names the animal
+        fields["species"] = first.noun
+    return replace(
+        parsed,
+        intents=parsed.intents | {Intent.PROVIDE_METADATA},
+        fields=fields,
+        skipped=parsed.skipped - {"subject_id"},
+        corrections=parsed.corrections | ({"subject_id"} if correction else set()),
+        guessed=parsed.guessed - {"subject_id"},
+    )
+
+
+def _with_zone(parsed: ParsedMessage, mentions: list[ZoneMention]) -> ParsedMessage:
+    """The time zone the message names, or the words when they name several zones."""
+    if not mentions:
+        return parsed
+    zones = list(dict.fromkeys(mention.zone for mention in mentions))
+    if len(zones) == 1 and zones[0] is not None:
+        timezone, unclear = zones[0], None
+    else:
+        timezone, unclear = None, " / ".join(dict.fromkeys(mention.said for mention in mentions))
+    intents = parsed.intents | {Intent.PROVIDE_METADATA}
+    if Intent.PROVIDE_METADATA not in parsed.intents:  # "timezone: Europe/Paris" alone answers nothing else
+        intents -= {Intent.HELP, Intent.GREETING}
+    return replace(parsed, intents=frozenset(intents), timezone=timezone, unclear_zone=unclear)
 
 
 def _with_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
@@ -183,25 +238,6 @@ def _with_location(text: str, parsed: ParsedMessage) -> ParsedMessage:
         intents=parsed.intents | {Intent.PROVIDE_METADATA},
         guessed=parsed.guessed | {"location"},
     )
-
-
-def _with_zone(text: str, asked: tuple[str, ...]) -> ParsedMessage:
-    """The message read with the time zones it names taken out and kept apart."""
-    mentions = zone_mentions(text)
-    if not mentions:
-        return _MessageReader(text, asked).read()
-    for mention in reversed(mentions):  # blanked, not cut: every other value keeps its place
-        text = text[: mention.start] + " " * (mention.end - mention.start) + text[mention.end :]
-    parsed = _MessageReader(text, asked).read()
-    zones = list(dict.fromkeys(mention.zone for mention in mentions))
-    if len(zones) == 1 and zones[0] is not None:
-        timezone, unclear = zones[0], None
-    else:
-        timezone, unclear = None, " / ".join(dict.fromkeys(mention.said for mention in mentions))
-    intents = parsed.intents | {Intent.PROVIDE_METADATA}
-    if Intent.PROVIDE_METADATA not in parsed.intents:  # "timezone: Europe/Paris" alone answers nothing else
-        intents -= {Intent.HELP, Intent.GREETING}
-    return replace(parsed, intents=frozenset(intents), timezone=timezone, unclear_zone=unclear)
 
 
 def _vocabulary(paragraph: str) -> frozenset[str]:
@@ -506,6 +542,10 @@ _NOT_NAMES = _vocabulary(
 )
 # Words left dangling at the end of a value by the next label ("Jane Smith and I work at …").
 _CONNECTORS = _vocabulary("""and, &, plus, also, the, my, our, his, her, their, with, while, i, we, she, he""")
+# Words that are never a subject's name ("the rat is called Pepe" names one; "mouse Recording" does not).
+_NAME_STOPWORDS = (
+    _FILLER_WORDS | _NOT_NAMES | _DESCRIPTION_WORDS | _BRAIN_AREAS | _SPECIES_WORDS | _INSTITUTION_WORDS | _NEGATORS
+)
 
 _FORMATS: tuple[tuple[str, str], ...] = (
     ("spikeglx", r"spike\s*glx"),

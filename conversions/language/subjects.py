@@ -1,0 +1,90 @@
+"""Subject ids named in running text: "the slice came from mouse AB-12", "Monkey Bruno", "the rat is
+called Pepe", "Mouse number is 0412", "participant P07", "her name is Luna", "#R-0912".
+
+An id follows a word for the animal or person (any species name of the species table, a group word
+such as "monkey" or "bird", or "animal", "subject", "participant", "patient", "donor"), maybe with
+"id", "number", "name" and "is", ":" or "called" between; or it follows "called"/"named"/"her name
+is" in a sentence about the animal. It is a token holding a digit ("AB-12", "or12bk5", "0412") or,
+after the word, a capitalised name that is no word of the vocabulary ("Bruno"). Brain areas ("mouse
+V1 neurons"), ages ("8 weeks"), strains and sexes are never ids.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from conversions.language.brain_areas import is_brain_area
+
+_PEOPLE = "subject|participant|patient|donor|volunteer|case|individual"
+_GENERIC = (
+    "animal|mouse|mice|rat|monkey|macaque|marmoset|bird|finch|canary|fish|zebrafish|larva|fly|worm|ferret|gerbil"
+    "|cat|pig|minipig|bat|owl|pigeon|tadpole|frog|vole|rabbit|hamster|dog|sheep|ferret|songbird|chick|primate"
+    "|specimen|pup|embryo|sub|nhp"
+)
+_NUMBER = r"(?:id|ID|Id|number|no\.|No\.|nr\.?|#|name|code|tag|label)"
+_LINK = r"(?:\s{1,2}(?:is|was)\s{1,2}|\s{0,2}[=:]\s{0,2}|\s{1,2}[-–]\s{1,2}|\s{1,2})"
+_CALLED = r"(?:(?:is\s+|was\s+)?(?:called|named|nicknamed)\s+)"
+# A token with a digit ("AB-12", "or12bk5", "sub-014", "0412"), or "#12".
+_WITH_DIGIT = r"#?(?=[\w./-]*\d)[^\W_][\w./-]*[^\W_]|#?\d"
+_NAME = r"[A-Z][a-zà-öø-ÿ]+(?:-[A-Z]?[a-zà-öø-ÿ]+)?"
+_ID = rf"(?P<id>{_WITH_DIGIT}|{_NAME})"
+_AGE_AFTER = re.compile(
+    r"\s*(?:-|\s)?\s*(?:days?|d|weeks?|wks?|w|months?|mos?|mo|years?|yrs?|yr|y|yo|dpf|hpf|h|hours?)\b", re.IGNORECASE
+)
+_STRAIN_LIKE = re.compile(r"c57|b6|bl6|balb|cd-?1|129|fvb|dba|wt|ai\d+|thy1|gcamp|cre", re.IGNORECASE)
+_CLOCK_OR_DATE = re.compile(r"\d{1,2}[.:h]\d{2}|\d{4}-\d{1,2}|\d+(?:st|nd|rd|th)|\d+(?:am|pm)", re.IGNORECASE)
+_SEX_WORDS = frozenset({"male", "female", "m", "f", "man", "woman", "boy", "girl", "unknown", "hermaphrodite"})
+
+
+@dataclass(frozen=True)
+class SubjectMention:
+    start: int  # where the words naming it start ("mouse AB-12", "called Pepe")
+    end: int
+    subject_id: str
+    noun: str  # the word before it ("mouse", "Participant"), or "" after "called"/"#"
+
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], ...]:
+    nouns = rf"(?:{_PEOPLE}|{_GENERIC})(?:e?s)?"
+    return (
+        # "mouse AB-12", "Monkey Bruno", "Mouse number is 0412", "the rat is called Pepe", "subject: Momo"
+        re.compile(
+            rf"(?<![\w-])(?i:(?:the\s+|our\s+|my\s+|this\s+)?(?P<noun>{nouns}))"
+            rf"(?:\s{{1,2}}{_NUMBER})?(?:{_LINK}{_CALLED}?|\s{{1,2}}{_CALLED}){_ID}(?![\w-])"
+        ),
+        # "her name is Luna", "it's the one called Bruno", "named Nutella"
+        re.compile(
+            rf"(?<![\w-])(?i:(?:(?:her|his|its|the)\s+name\s+is\s+)|(?:called|named|nicknamed)\s+){_ID}(?![\w-])"
+        ),
+        # "#R-0912"
+        re.compile(r"(?<![\w#])#(?P<id>[A-Za-z]*-?\d[\w-]*)"),
+    )
+
+
+def subject_mentions(text: str, vocabulary: frozenset[str]) -> list[SubjectMention]:
+    """The subject ids `text` names, in order; `vocabulary` holds lower-case words that have a meaning
+    of their own (never a name)."""
+    found: list[SubjectMention] = []
+    for index, pattern in enumerate(_patterns()):
+        for m in pattern.finditer(text):
+            value = m.group("id")
+            if not _is_id(value, text, m.end("id"), vocabulary, named=index == 1):
+                continue
+            if any(m.start() < other.end and other.start < m.end() for other in found):
+                continue
+            noun = m.group("noun") if "noun" in pattern.groupindex else ""
+            found.append(SubjectMention(m.start(), m.end(), value.lstrip("#") if index < 2 else value, noun))
+    return sorted(found, key=lambda mention: mention.start)
+
+
+def _is_id(value: str, text: str, end: int, vocabulary: frozenset[str], *, named: bool) -> bool:
+    lowered = value.lower().lstrip("#")
+    if lowered in vocabulary or lowered in _SEX_WORDS or is_brain_area(value):
+        return False
+    if any(ch.isdigit() for ch in value):
+        # "pig P4": after the animal's word a P-number is its name (an age follows no animal word).
+        return not (_AGE_AFTER.match(text, end) or _CLOCK_OR_DATE.fullmatch(value) or _STRAIN_LIKE.match(value))
+    return named or value[0].isupper()

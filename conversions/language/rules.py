@@ -93,7 +93,7 @@ from enum import StrEnum
 
 from conversions.language.brain_areas import brain_area
 from conversions.language.subjects import SubjectMention, subject_mentions
-from conversions.language.zones import ZoneMention, zone_mentions
+from conversions.language.zones import ZoneMention, is_place, zone_mentions
 from conversions.nwb.fields import FIELDS, SUBJECT_FIELDS
 from conversions.nwb.normalizers import normalize_species, species_mentions
 
@@ -160,7 +160,25 @@ def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     parsed = _MessageReader(blanked, asked).read()
     parsed = _with_subject(text, parsed, subjects)
     parsed = _with_zone(parsed, zones)
-    return _with_species(text, _with_location(text, parsed))
+    return _with_species(text, _with_location(text, _tidied(parsed)))
+
+
+def _tidied(parsed: ParsedMessage) -> ParsedMessage:
+    """Names and institutions without the words around them that a sentence leaves on them:
+    "Bonjour! Élodie Roux" → "Élodie Roux", "Tariq Khan who" → "Tariq Khan", "postdoc in Peking
+    University" → "Peking University", "Charité in Berlin" → "Charité", "ISTA (Klosterneuburg)" →
+    "ISTA"."""
+    fields = dict(parsed.fields)
+    if "experimenter" in fields:
+        fields["experimenter"] = _tidy_people(fields["experimenter"])
+    if "institution" in fields:
+        fields["institution"] = _tidy_institution(fields["institution"])
+    fields = {name: value for name, value in fields.items() if value}
+    if fields == parsed.fields:
+        return parsed
+    return replace(
+        parsed, fields=fields, corrections=parsed.corrections & set(fields), guessed=parsed.guessed & set(fields)
+    )
 
 
 def _with_subject(text: str, parsed: ParsedMessage, subjects: list[SubjectMention]) -> ParsedMessage:
@@ -304,6 +322,13 @@ _LABELS: dict[str, _Label] = {
     "i'm": _Label("experimenter", _P, needs_cue=True),
     "institution": _Label("institution", _L),
     "affiliation": _Label("institution", _L),
+    "where": _Label("institution", _S, generic=True),
+    "place": _Label("institution", _S, generic=True),
+    "uni": _Label("institution", _S),
+    "who": _Label("experimenter", _S, generic=True),
+    "me": _Label("experimenter", _S, generic=True),
+    "what": _Label("experiment_description", _S),
+    "research": _Label("experiment_description", _S),
     "instituion": _Label("institution", _L),
     "insitution": _Label("institution", _L),
     "intitution": _Label("institution", _L),
@@ -409,6 +434,10 @@ _LABELS: dict[str, _Label] = {
     "mouse line": _Label("strain", _C),
     "line": _Label("strain", _S, generic=True),
 }
+
+_LABELS.update(
+    {name: _Label(name, _S) for name in FIELDS if "_" in name and name not in _LABELS}
+)  # "subject_id = SC-2022-07", as a script or a spreadsheet writes it
 
 # Words naming a group of fields when the user declines ("skip the subject", "I don't know the rest").
 _REST = "*rest*"
@@ -698,7 +727,9 @@ _LEADING_CHATTER_RE = re.compile(
     r"(?:(?:yes|yeah|yep|ok|okay|sure|no|nope|nah|actually|sorry|oops|well|oh|um+|uh+|so|and|also|plus|then"
     r"|hmm+|hi|hello|hey|right|correction|wait|i\s+meant|i\s+mean|meant|it'?s|it\s+is|it\s+was|its|that'?s"
     r"|that\s+is|this\s+is|they\s+are|they're|(?:she|he)\s+(?:is|was)|(?:she|he)'s|the\s+answer\s+is|here\s+you\s+go"
-    r"|i'?m|i\s+am|(?:my\s+)?name'?s|my\s+name\s+is|(?:i|we)\s+(?:work|am|are)\s+in"
+    r"|i'?m|i\s+am|(?:my\s+)?name'?s|my\s+name\s+is|(?:i|we)\s+(?:work|am|are)\s+in|myself"
+    r"|bonjour|hola|buenas|buenos\s+d[ií]as|ciao|hallo|salut|namaste|greetings|good\s+(?:morning|afternoon|evening)"
+    r"|ol[aá]|soy|je\s+suis|ich\s+bin|sono|dear\s+(?:all|team|sir|madam|sir/madam)"
     r"|i\s+(?:think|guess|believe)|by|from)(?![\w'])[\s,:.!-]*)+",
     _I,
 )
@@ -1953,3 +1984,84 @@ def _resolve(values: list[_Value]) -> dict[str, _Value]:
         if current is None or rank > current_rank or (value.correction and rank == current_rank):
             chosen[value.field] = value
     return chosen
+
+
+# --- tidying names and institutions -----------------------------------------------------------
+
+_PEOPLE_SPLIT_RE = re.compile(r"(\s*(?:;|&|\band\b)\s*)", _I)
+# Words in front of a name that are not the name: greetings, roles, "Name", "Who", "Myself".
+_BEFORE_NAME = _vocabulary(
+    """hi, hello, hey, bonjour, hola, buenas, ciao, hallo, salut, namaste, greetings, dear, ola, olá, soy, sono,
+    myself, me, name, who, my, our, the, a, an, i, im, i'm, am, is, it's, its, this, lab, tech, technician, here,
+    postdoc, student, phd, pi, supervisor, manager, sir, madam, sir/madam, -, –, —, by, was, were, yes, ok, so"""
+)
+
+
+def _tidy_people(value: str) -> str:
+    parts = _PEOPLE_SPLIT_RE.split(value)
+    return "".join(part if index % 2 else _tidy_person(part) for index, part in enumerate(parts)).strip(" ;&")
+
+
+def _tidy_person(value: str) -> str:
+    head, colon, tail = value.partition(":")
+    if colon and tail.strip() and len(head.split()) <= 2:  # "Who: Ines Schulz"
+        value = tail
+    tokens = value.split()
+    capitalised = any(token[:1].isupper() for token in tokens)
+    while len(tokens) > 1 and tokens[0].lower().strip(",!:") in _BEFORE_NAME:
+        tokens.pop(0)
+    if capitalised:
+        for index, token in enumerate(tokens[1:], start=1):  # "Tariq Khan who", "Kofi Mensah (that's"
+            bare = token.strip(",.")
+            if token.startswith("(") or (bare.islower() and bare not in _NAME_PARTICLES) or "'" in bare[-3:]:
+                tokens = tokens[:index]
+                break
+    return " ".join(tokens).strip(" ,.-–—(")
+
+
+_PLACE_AFTER_RE = re.compile(r"\s+(?:in|at)\s+(?P<place>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2})$")
+_PARENTHESIS_AT_END_RE = re.compile(r"\s*\([^()]*\)$")
+_LEADING_PLACE_WORDS_RE = re.compile(
+    r"^(?:(?:we'?re|we\s+are|i'?m|i\s+am|i\s+work|we\s+work|based)(?:\s+all)?\s+)?(?:at|from|of|in|@)\s+", _I
+)
+_INSIDE_PLACE_WORD_RE = re.compile(r"\s+(?:at|in|from|of)\s+", _I)
+_STATE_UNIVERSITY_RE = re.compile(r"university\s+of\s+[^\W\d_]+$", _I)
+
+
+def _tidy_institution(value: str) -> str:
+    head, colon, tail = value.partition(":")
+    if colon and tail.strip() and len(head.split()) <= 2:  # "Uni: Khalifa University"
+        value = tail
+    value = _PARENTHESIS_AT_END_RE.sub("", value.strip())  # "ISTA (Klosterneuburg)", "(bioscience dept)"
+    place = _PLACE_AFTER_RE.search(value)
+    if place and _is_organisation(value[: place.start()]):  # "Charité in Berlin"
+        value = value[: place.start()]
+    value = _LEADING_PLACE_WORDS_RE.sub("", value)
+    for m in reversed(list(_INSIDE_PLACE_WORD_RE.finditer(value))):  # "postdoc in Peking University"
+        before, after = value[: m.start()], value[m.end() :]
+        lowercase = any(w.islower() and w not in _NAME_PARTICLES | {"of", "the", "and", "for"} for w in before.split())
+        if lowercase and _is_organisation(after):
+            value = after
+            break
+    head, comma, last = value.rpartition(",")
+    if comma and is_place(last) and _is_organisation(head) and not _STATE_UNIVERSITY_RE.search(head.strip()):
+        value = head  # "Donders Institute, Nijmegen"
+    words = value.split()
+    # "SISSA Trieste", but not "University College London" or "University of California, Berkeley"
+    if len(words) > 1 and is_place(words[-1]) and not _is_known_institution(value) and not words[-2].endswith(","):
+        rest = " ".join(words[:-1])
+        if words[-2].lower() in _INSTITUTION_WORDS or words[-2].islower():  # "University of Oslo"
+            return value.strip(" ,.")
+        if _is_institution(rest) or (_ACRONYM_RE.fullmatch(rest) and len(rest) >= 3):  # "SISSA Trieste"
+            value = rest
+    return value.strip(" ,.")
+
+
+def _is_organisation(value: str) -> bool:
+    value = value.strip(" ,")
+    return bool(value) and (
+        _is_known_institution(value)
+        or _is_institution(value)
+        or bool(_ACRONYM_RE.fullmatch(value))
+        or _is_affiliation(value)
+    )

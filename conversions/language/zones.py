@@ -268,3 +268,8 @@ def _zone_for(name: str) -> str | bool | None:
     if key in _ABBREVIATIONS:
         return _ABBREVIATIONS[key]
     return _places().get(key, False)
+
+
+def is_place(name: str) -> bool:
+    """Whether `name` is a city, country or region the zone table knows ("Berlin", "Los Angeles")."""
+    return " ".join(name.lower().split()) in _places()

@@ -887,7 +887,7 @@ SECOND_SET: list[Answer] = [
     (
         "Northwestern University, Chicago",
         ("institution",),
-        {"institution": "Northwestern University, Chicago"},
+        {"institution": "Northwestern University"},  # a trailing city says where, not which institution
     ),
     (
         "Experimenter is Dr. Ivan Petrov; the lab is Petrov Lab; institution: Skoltech",

@@ -91,6 +91,7 @@ from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
 from enum import StrEnum
 
+from conversions.language import prose
 from conversions.language.brain_areas import brain_area
 from conversions.language.subjects import SubjectMention, subject_mentions
 from conversions.language.zones import ZoneMention, is_place, zone_mentions
@@ -160,7 +161,34 @@ def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     parsed = _MessageReader(blanked, asked).read()
     parsed = _with_subject(text, parsed, subjects)
     parsed = _with_zone(parsed, zones)
-    return _with_species(text, _with_location(text, _tidied(parsed)))
+    parsed = _with_prose(blanked, _tidied(parsed))
+    return _with_species(text, _with_location(text, parsed))
+
+
+def _with_prose(text: str, parsed: ParsedMessage) -> ParsedMessage:
+    """The start time, age and sex a message states inside its sentences (conversions.language.prose),
+    for those of them the chunks did not give. A start time without a word saying it is the
+    session's is a guess; an age or a sex word says what it is. A question gives nothing."""
+    if Intent.HELP in parsed.intents and not parsed.fields:
+        return parsed
+    sentences = _chunks(text)
+    found = {
+        "session_start_time": prose.start_time(text, sentences),
+        "age": prose.age(text, sentences),
+        "sex": prose.sex(text),
+    }
+    fields, guessed = dict(parsed.fields), set(parsed.guessed)
+    for name, stated in found.items():
+        if stated is None or name in fields or name in parsed.skipped:
+            continue
+        fields[name] = stated.value
+        if not stated.cued:
+            guessed.add(name)
+    if fields == parsed.fields:
+        return parsed
+    return replace(
+        parsed, fields=fields, guessed=frozenset(guessed), intents=parsed.intents | {Intent.PROVIDE_METADATA}
+    )
 
 
 def _tidied(parsed: ParsedMessage) -> ParsedMessage:

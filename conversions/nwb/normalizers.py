@@ -446,10 +446,11 @@ def normalize_sex(text: str) -> str:
 # --- age -----------------------------------------------------------------------------------------
 
 _AGE_UNITS: dict[str, str] = {
-    **dict.fromkeys(["y", "yr", "yrs", "year", "years"], "Y"),
+    **dict.fromkeys(["y", "yr", "yrs", "year", "years", "yo", "y/o", "y.o"], "Y"),
     **dict.fromkeys(["m", "mo", "mos", "mon", "month", "months"], "M"),
     **dict.fromkeys(["w", "wk", "wks", "week", "weeks"], "W"),
-    **dict.fromkeys(["d", "day", "days"], "D"),
+    # Birds count from hatching, which is their birth: "95 dph", "120 days post hatch".
+    **dict.fromkeys(["d", "day", "days", "dph", "dpH"], "D"),
     **dict.fromkeys(["h", "hr", "hrs", "hour", "hours"], "H"),
 }
 _ISO_DURATION = re.compile(
@@ -459,6 +460,7 @@ _ISO_DURATION = re.compile(
 _POSTNATAL_DAY = re.compile(r"^(?:p|pnd|postnatal day)\s*(\d+)$")
 _POSTNATAL_DAYS = re.compile(r"^(?:p|pnd|postnatal days?)\s*(\d+)\s*(?:-|–|to)\s*(?:p|pnd)?\s*(\d+)$")
 _EMBRYONIC = re.compile(r"^(?:e|embryonic(?: day)?|gestational day|gd)\s*\d+(?:\.\d+)?$")
+_POST_FERTILISATION = re.compile(r"^\d+(?:\.\d+)?\s*(?:dpf|hpf|(?:days|hours)\s+post[\s-]fertili[sz]ation)$")
 _ISO_PARTS = re.compile(r"(\d+(?:\.\d+)?)([YMWDHS])")
 _AGE_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]+)")
 _AGE_RANGE = re.compile(r"^(?:between\s+)?(\d+(?:\.\d+)?)\s*(?:-|–|to|and)\s*(\d+(?:\.\d+)?)\s*([a-z]+)$")
@@ -485,8 +487,17 @@ def normalize_age(text: str) -> str:
         if all(not bound or _ISO_DURATION.match(bound) for bound in (lower, upper)) and (lower or upper):
             return _age_range(lower, upper, raw)
     key = re.sub(r"(\d),(\d)", r"\1.\2", raw.lower())  # decimal comma
+    key = _NUMBER_WORD_RE.sub(lambda m: str(_number(m.group())), key)  # "nine weeks", "twenty-one days"
+    key = re.sub(r"\by\s*/\s*o\b|\by\.o\.?", "yo", key)  # "27 y/o"
+    key = re.sub(r"\bdays?\s+post[\s-]?hatch(?:ing)?\b", "dph", key)
+    key = re.sub(r"(\d)\s*-\s*([a-z]+)\s*-\s*old\b", r"\1 \2 old", key)  # "12-week-old"
     key = re.sub(r"\b(old|of age|age|aged|approximately|approx|about|around)\b|[~≈,]|(?<!\d)\.|\.(?!\d)", " ", key)
     key = " ".join(key.split())
+    if _POST_FERTILISATION.match(key):
+        raise ValueError(
+            f"'{raw}' counts from fertilisation, NWB from birth (for fish and frogs, hatching); give the age "
+            "after hatching, e.g. P3D, or the date of birth."
+        )
     if _EMBRYONIC.match(key):
         raise ValueError(
             f"'{raw}' is not an age NWB accepts: it counts from conception, NWB from birth; "
@@ -516,6 +527,28 @@ def normalize_age(text: str) -> str:
     if re.fullmatch(r"\d+(?:\.\d+)?", key):
         raise ValueError(f"'{raw}' has no unit; {_AGE_EXAMPLE}.")
     raise ValueError(f"'{raw}' is not an age NWB accepts; {_AGE_EXAMPLE}.")
+
+
+_NUMBER_WORDS = {
+    word: value
+    for value, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen".split()
+    )
+}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_NUMBER_WORD_RE = re.compile(
+    rf"\b(?:(?:{'|'.join(_TENS)})(?:[\s-](?:{'|'.join(_NUMBER_WORDS)}))?|{'|'.join(_NUMBER_WORDS)}|a|an)\b"
+    r"(?=\s*-?\s*(?:days?|weeks?|months?|years?|yrs?)\b)"
+)
+
+
+def _number(words: str) -> int:
+    """ "nine" → 9, "twenty-one" → 21, "a" (as in "a year") → 1."""
+    if words in ("a", "an"):
+        return 1
+    parts = re.split(r"[\s-]", words)
+    return sum(_TENS.get(part, _NUMBER_WORDS.get(part, 0)) for part in parts)
 
 
 def age_from_birth(date_of_birth: str, session_start: str) -> str:
@@ -577,6 +610,9 @@ _VAGUE_WORDS = re.compile(r"\b(?:around|about|approximately|approx|circa|ca|roug
 _UTC_PLUS = re.compile(r"\b(?:UTC|GMT)\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?\b", re.IGNORECASE)
 
 
+_CLOCK_WITH_DOT = re.compile(r"(?<![\d.:])(\d{1,2})[.h](\d{2})(?![\d.:])")
+
+
 class _ZoneAbbreviationError(ValueError):
     """dateutil met a zone abbreviation ("CET", "EST") that names no single offset."""
 
@@ -624,6 +660,7 @@ def _parse_written(raw: str, *, need_time: bool) -> datetime:
             f"give the calendar date, e.g. {_DATE_EXAMPLE}."
         )
     text = _UTC_PLUS.sub(lambda match: f" {match[1]}{int(match[2]):02d}:{match[3] or '00'}", raw)
+    text = _CLOCK_WITH_DOT.sub(r"\1:\2", text)  # "9.30", "2.30pm", "14h20" (never "31.03.2024")
     text = " ".join(_VAGUE_WORDS.sub(" ", text).split())
     numeric = _NUMERIC_DATE.search(text)
     day_first = False

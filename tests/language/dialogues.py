@@ -1554,7 +1554,7 @@ CORPUS = FIRST_SET + SECOND_SET + THIRD_SET + FOURTH_SET + FIFTH_SET + SIXTH_SET
 # What the rules still get wrong in the sets above. An id that is a name after the species word
 # ("monkey Bruno") is read as a description: a capitalised word after "monkey" could as well be a
 # person or a place.
-KNOWN_MISSES: list[str] = ["Rhesus macaque, male, 7 years, monkey Bruno"]
+KNOWN_MISSES: list[str] = []
 
 REALISTIC_SETS = {
     "first": FIRST_SET,

@@ -1,0 +1,144 @@
+"""Start times, ages and sexes stated in running text, for the fields the chunk reader left empty.
+
+The chunk reader reads a value when a segment is that value ("male", "2024-03-15 14:30", "P60"). In
+prose the same facts come inside sentences: "Recording date: 10 Feb 2024, start 13:05", "the
+session was on 28 October 2023 starting 09:00", "Recorded Jan 9 2024, started 11:40 AM", "Rat R-5,
+male, P21", "she was 12 weeks old at recording", "sex we did not check". Each function here finds
+the one value a message states of its kind, and None when it states none or several that differ
+(the field then stays a question rather than a guess).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_I = re.IGNORECASE
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
+_DATE_RE = re.compile(
+    rf"(?<![\w/.-])(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}(?![\d-])"
+    rf"|\d{{1,2}}[./]\d{{1,2}}[./]\d{{4}}(?![\d./])"
+    rf"|(?:the\s)?{_ORDINAL}(?:\sof)?\s{_MONTH},?\s\d{{4}}"
+    rf"|{_MONTH}\s{_ORDINAL},?\s\d{{4}})(?![\w])",
+    _I,
+)
+# A clock time: minutes, or am/pm ("9:15", "9.30", "14h20", "2.30pm", "10 am", "11:40 AM").
+_TIME_RE = re.compile(
+    r"(?<![\w.:/+-])(?P<hour>\d{1,2})(?:[:.h](?P<minute>\d{2}))?(?::\d{2})?\s?(?P<half>[ap]\.?\s?m\.?)?(?![\w:/])",
+    _I,
+)
+_BIRTH_RE = re.compile(r"\b(?:born|birth|dob|b\.)\b", _I)
+# Words that say the date is the session's: without one, a date is still taken, as a guess.
+_SESSION_CUE_RE = re.compile(r"record|session|start|began|begin|experiment|done|performed|acquired|ran\b", _I)
+
+
+@dataclass(frozen=True)
+class Stated:
+    value: str  # raw, in a form the normalizer reads
+    cued: bool  # a word in the sentence says what it is (not only its shape)
+
+
+def start_time(text: str, sentences: list[tuple[int, int]]) -> Stated | None:
+    """The one date with its time of day the message states for the session."""
+    found: list[Stated] = []
+    for start, end in sentences:
+        sentence = text[start:end]
+        for date in _DATE_RE.finditer(sentence):
+            if _BIRTH_RE.search(sentence, max(0, date.start() - 25), date.start()):
+                continue
+            clock = _clock_near(sentence, date.start(), date.end())
+            if clock is None:
+                continue
+            raw = f"{date.group().removeprefix('the ').strip()} {clock}"
+            found.append(Stated(raw, bool(_SESSION_CUE_RE.search(sentence))))
+    values = {stated.value for stated in found}
+    return found[0] if len(values) == 1 else None
+
+
+def _clock_near(sentence: str, date_start: int, date_end: int) -> str | None:
+    """The time of day next to a date (after it, or before it), as "HH:MM" or "H:MM pm"."""
+    for window in (sentence[date_end : date_end + 40], sentence[max(0, date_start - 30) : date_start]):
+        for m in _TIME_RE.finditer(window):
+            if m.group("minute") is None and m.group("half") is None:
+                continue
+            hour, minute = int(m.group("hour")), int(m.group("minute") or 0)
+            half = (m.group("half") or "").replace(".", "").replace(" ", "").lower()
+            if hour > 23 or minute > 59 or (half and not 1 <= hour <= 12):
+                continue
+            return f"{hour}:{minute:02d}{' ' + half if half else ''}"
+    return None
+
+
+_NUMBER = (
+    r"(?:\d+(?:[.,]\d+)?|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+    r"|fifteen|sixteen|seventeen|eighteen|nineteen|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+    r"(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?)"
+)
+_UNIT = r"(?:days?|weeks?|wks?|wk|months?|mos?|mo|years?|yrs?|yr|y/o|y\.o\.?|yo|y|dph|days?\spost[\s-]?hatch(?:ing)?)"
+_AGE_RE = re.compile(
+    rf"(?<![\w-])(?:(?:between|from)\s)?{_NUMBER}(?:\s?(?:-|–|to|and)\s?{_NUMBER})?\s?-?\s?{_UNIT}"
+    rf"(?:\s?(?:and\s)?{_NUMBER}\s?{_UNIT})?(?:\s?-?\s?old)?(?![\w/])"
+    rf"|(?<![\w-])P\d{{1,3}}(?![\w-])",
+    _I,
+)
+# A duration that is not an age: "recorded for 9 days", "over weeks", "every 2 days".
+_NOT_AGE_BEFORE_RE = re.compile(r"(?:for|over|during|within|after|every|per|each|in|lasting|since|DIV)\s*$", _I)
+_AGE_CUE_RE = re.compile(r"\bold\b|\bage\b|\baged\b|\bP\d", _I)
+
+
+def age(text: str, sentences: list[tuple[int, int]]) -> Stated | None:
+    """The one age the message states ("12 weeks old", "P21", "6 years 3 months", "27 y/o")."""
+    found: list[Stated] = []
+    for start, end in sentences:
+        sentence = text[start:end]
+        for m in _AGE_RE.finditer(sentence):
+            if _NOT_AGE_BEFORE_RE.search(sentence, max(0, m.start() - 12), m.start()):
+                continue
+            value = m.group().strip()
+            if value.lower().startswith(("a ", "an ")) and not _AGE_CUE_RE.search(value):
+                continue  # "a day", "a year" without "old" is a duration in passing
+            found.append(Stated(value, bool(_AGE_CUE_RE.search(value))))
+    cued = [stated for stated in found if stated.cued]
+    candidates = cued or found
+    return candidates[0] if len({s.value.lower() for s in candidates}) == 1 else None
+
+
+_SEX_WORDS = {
+    "male": "male",
+    "female": "female",
+    "man": "male",
+    "woman": "female",
+    "boy": "male",
+    "girl": "female",
+    "♂": "male",
+    "♀": "female",
+    "hermaphrodite": "hermaphrodite",
+}
+# The singular only: "2 males" or "females" describe a group, not this subject.
+_SEX_RE = re.compile(r"(?<![\w-])(?:male|female|man|woman|boy|girl|hermaphrodite)(?![\w-])|[♂♀]", _I)
+# "sex unknown", "sex not determined", "we never sexed them", "can't tell the sex", "did not check the sex".
+_UNKNOWN_SEX_RE = re.compile(
+    r"\bsex\s+(?:is\s+|was\s+|should\s+be\s+)?(?:unknown|not\s+(?:determined|known|checked|recorded)|undetermined"
+    r"|can'?t\s+be\s+told|we\s+did\s*n[o']t\s+check)"
+    r"|\b(?:never|not|n't)\s+sexed\b|\bcan'?t\s+tell\s+the\s+sex\b|\bunsexed\b"
+    r"|\bdid\s*n[o']t\s+check\s+the\s+sex\b|\bsex\s+we\s+did\s*n[o']t\s+check\b",
+    _I,
+)
+# Words after which a sex word is about someone else: "a female PI", "both males and females".
+_BOTH_RE = re.compile(r"\bboth\s+sexes\b|\bmales?\s+and\s+females?\b|\bfemales?\s+and\s+males?\b", _I)
+
+
+def sex(text: str) -> Stated | None:
+    """The one sex the message states for the subject, or "unknown" when it says it is not known."""
+    if _BOTH_RE.search(text):
+        return None
+    if _UNKNOWN_SEX_RE.search(text):
+        return Stated("unknown", True)
+    words = {_SEX_WORDS[m.group().lower()] for m in _SEX_RE.finditer(text)}
+    if len(words) != 1:
+        return None
+    return Stated(words.pop(), True)

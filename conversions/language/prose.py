@@ -36,6 +36,13 @@ _BIRTH_RE = re.compile(r"\b(?:born|birth|dob|b\.)\b", _I)
 _SESSION_CUE_RE = re.compile(r"record|session|start|began|begin|experiment|done|performed|acquired|ran\b", _I)
 
 
+def mentions_a_date(text: str) -> bool:
+    """Whether `text` holds a calendar date or a clock time ("3 May 2024", "at 9.30")."""
+    if _DATE_RE.search(text):
+        return True
+    return any(m.group("minute") or m.group("half") for m in _TIME_RE.finditer(text))
+
+
 @dataclass(frozen=True)
 class Stated:
     value: str  # raw, in a form the normalizer reads
@@ -142,3 +149,38 @@ def sex(text: str) -> Stated | None:
     if len(words) != 1:
         return None
     return Stated(words.pop(), True)
+
+
+# "the Bianchi lab", "from the Rinberg lab": a lab named in a sentence ("Laboratory" with a capital is
+# most often an institution's name: "MRC Laboratory of Molecular Biology").
+_LAB_RE = re.compile(r"(?<![\w-])(?:[Tt]he\s)?(?P<lab>[A-Z][\w'’-]+(?:[\s-][A-Z][\w'’-]+)?\s(?:lab|group))(?![\w-])")
+
+
+def lab(text: str) -> Stated | None:
+    """The one lab a message names in passing ("I work in the Bianchi lab")."""
+    labs = {m.group("lab") for m in _LAB_RE.finditer(text)}
+    return Stated(labs.pop(), True) if len(labs) == 1 else None
+
+
+# "Cell c3 of slice S2", "Slice 4 from mouse …", "the cell was c5": a patch-clamp cell or slice id holds
+# a digit ("cells 1-3" and "cell types" are no ids).
+_ID_AFTER = (
+    r"(?:\s(?:id|ID|number|no\.?|nr\.?|#))?(?:\s(?:is|was)\s|\s?[:=#]\s?|\s)"
+    r"(?P<id>[A-Za-z]{0,4}-?\d+[A-Za-z]?)(?![\w-])"
+)
+_CELL_RE = re.compile(rf"(?<![\w-])(?i:cell|neuron){_ID_AFTER}")
+_SLICE_RE = re.compile(rf"(?<![\w-])(?i:slice){_ID_AFTER}")
+
+
+def cell_id(text: str) -> Stated | None:
+    return _one_id(_CELL_RE, text)
+
+
+def slice_id(text: str) -> Stated | None:
+    return _one_id(_SLICE_RE, text)
+
+
+def _one_id(pattern: re.Pattern[str], text: str) -> Stated | None:
+    found = [m for m in pattern.finditer(text) if not re.match(r"\s*(?:-|to|and)\s*\d", text[m.end() :])]
+    ids = list(dict.fromkeys(m.group("id") for m in found))
+    return Stated(ids[0], True) if ids else None  # "the cell was c5, not c3": the first named

@@ -176,8 +176,15 @@ def _with_prose(text: str, parsed: ParsedMessage) -> ParsedMessage:
         "session_start_time": prose.start_time(text, sentences),
         "age": prose.age(text, sentences),
         "sex": prose.sex(text),
+        "lab": prose.lab(text),
+        "strain": _strain_in(text),
+        "cell_id": prose.cell_id(text),
+        "slice_id": prose.slice_id(text),
     }
     fields, guessed = dict(parsed.fields), set(parsed.guessed)
+    start = found["session_start_time"]
+    if start and fields.get("session_start_time", "\0") in start.value:  # "Recording date: 10 Feb 2024, start 13:05"
+        del fields["session_start_time"]
     for name, stated in found.items():
         if stated is None or name in fields or name in parsed.skipped:
             continue
@@ -535,7 +542,7 @@ _DESCRIPTION_WORDS = _vocabulary(
     behavioral, behavioural, session, experiment, trials, trial, awake, anesthetized, anaesthetized,
     head-fixed, freely, running, licking, sleep, slice, slices, vivo, vitro, acute, chronic, optogenetics,
     optogenetic, gratings, grating, natural, scenes, movies, passive, viewing, learning, navigation, maze,
-    reward, pupil, locomotion, during, while, baseline, day, control, silencing, inhibition, excitation"""
+    reward, pupil, locomotion, during, while, baseline, control, silencing, inhibition, excitation"""
 )
 
 _SPECIES_NAMES = _vocabulary(
@@ -727,7 +734,7 @@ _REVERSE_LABEL_RE = re.compile(
 _MENTION_RE = re.compile(rf"(?<![\w'])(?:{_phrases(_MENTIONS)})(?![\w'])", _I)
 _CHUNK_END_RE = re.compile(r"\n|;|[.!?]+(?=\s|$)")
 # "Jane Smith - MIT - V1 recording" too; a colon only after a request or a heading (see _segments).
-_SEGMENT_END_RE = re.compile(r"[,|\t]|\s[-–—]\s|:(?=\s)")
+_SEGMENT_END_RE = re.compile(r"[,|\t]|\s[-–—/]\s|:(?=\s)")
 # Where a labeled value may be cut: comma parts, "and" parts, and "<person> at <institution>".
 _VALUE_SPLIT_RE = re.compile(r",|\s+(?P<word>and|&|at|from|@|of|by)\s+", _I)
 _AFFILIATION_RE = re.compile(r"\s+(?:at|from|@|of)\s+", _I)
@@ -1161,7 +1168,10 @@ def _is_question(segment: str) -> bool:
     if stripped and set(stripped) == {"?"}:
         return True
     words = _WORD_RE.findall(_plain(stripped))
-    return stripped.endswith("?") and bool(words) and words[0] in _QUESTION_WORDS
+    if not stripped.endswith("?") or not words:
+        return False
+    # "what should I write here?", and its follow-up "just the technique?": asked, not answered.
+    return words[0] in _QUESTION_WORDS or not _classify_segment(stripped, 0, len(stripped))[0].hard
 
 
 # --- content cues ---------------------------------------------------------------------------------
@@ -1201,6 +1211,8 @@ def _classify_segment(text: str, start: int, end: int) -> list[_Piece]:
         ]
     if _is_known_institution(value):
         return [_Piece(start, end, ("institution",), hard=True)]
+    if is_place(value):  # "McGill University, Montreal": where it is, not a field of its own
+        return [_Piece(start, end, (), hard=False)]
     if _is_lab(value):
         return [_Piece(start, end, ("lab",), hard=True)]
     if _is_institution(value):
@@ -1924,6 +1936,9 @@ def _assign(text: str, data: list[_DataSegment], asked: tuple[str, ...], taken: 
     previous_order = 0
     for segment in data:
         for piece in segment.pieces:
+            if _better_description(text, piece, values, asked):
+                previous = None
+                continue
             field = _field_for(text, piece, pending, filled, asked)
             if field is None:
                 previous = None
@@ -1941,6 +1956,24 @@ def _assign(text: str, data: list[_DataSegment], asked: tuple[str, ...], taken: 
                     pending.remove(field)
             previous_order = segment.order
     return values
+
+
+def _better_description(text: str, piece: _Piece, values: list[_Value], asked: tuple[str, ...]) -> bool:
+    """Of several phrases that may describe the experiment, the one that says most about it is its
+    description ("We are at Baylor … . It's Neuropixels in the superior colliculus of mice …"): a
+    later, richer phrase replaces an earlier guess. True when `piece` took the description's place."""
+    if piece.hard or set(piece.fields) != set(_DESCRIPTION_FIELDS) or asked == ("experiment_description",):
+        return False
+    current = next((v for v in values if v.field == "experiment_description" and v.guessed), None)
+    if current is None:
+        return False
+    candidate = text[piece.start : piece.end]
+    if not _describes_experiment(candidate):
+        return False
+    if _research_words(candidate) <= _research_words(text[current.start : current.end]):
+        return False
+    current.start, current.end = piece.start, piece.end
+    return True
 
 
 def _whole_answer(text: str, data: list[_DataSegment], field: str) -> _Value | None:
@@ -1985,9 +2018,20 @@ def _description_for(value: str, pending: list[str], filled: set[str], asked: tu
 
 
 def _describes_experiment(value: str) -> bool:
-    """Whether a phrase speaks of the experiment: a research word, a brain area or an animal."""
+    """Whether a phrase speaks of the experiment: a research word, a brain area or an animal, in more
+    than one word, and not a date ("Recorded on 3 May 2024 at 9.30" says when, not what)."""
     words = [w.lower() for w in _WORD_RE.findall(value)]
-    return any(w in _DESCRIPTION_WORDS or w in _BRAIN_AREAS or w in _SPECIES_WORDS for w in words)
+    if len(words) < 2 or prose.mentions_a_date(value):
+        return False
+    return _research_words(value) > 0
+
+
+def _research_words(value: str) -> int:
+    """How many words of a phrase speak of research: methods, brain areas, animals."""
+    words = [w.lower() for w in _WORD_RE.findall(value)]
+    return sum(w in _DESCRIPTION_WORDS or w in _BRAIN_AREAS or w in _SPECIES_WORDS for w in words) + (
+        2 if brain_area(value) else 0
+    )
 
 
 def _is_chatter(values: list[_Value], asked: tuple[str, ...]) -> bool:
@@ -2093,3 +2137,15 @@ def _is_organisation(value: str) -> bool:
         or bool(_ACRONYM_RE.fullmatch(value))
         or _is_affiliation(value)
     )
+
+
+_STRAIN_IN_TEXT_RE = re.compile(
+    rf"(?<![\w/-])(?:{_STRAIN})(?![\w/-])|(?<![\w/-])[A-Z][\w]*/[A-Z][\w]*\d(?![\w/-])",  # and "APP/PS1"
+    _I,
+)
+
+
+def _strain_in(text: str) -> prose.Stated | None:
+    """The one strain or line a message names in passing ("mouse 3312 (DAT-Cre)", "APP/PS1")."""
+    strains = {m.group() for m in _STRAIN_IN_TEXT_RE.finditer(text) if m.group().lower() not in ("wt",)}
+    return prose.Stated(strains.pop(), True) if len(strains) == 1 else None

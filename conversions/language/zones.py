@@ -91,8 +91,6 @@ _EXTRA_PLACES: dict[str, str] = {
     "san francisco": "America/Los_Angeles",
     "san diego": "America/Los_Angeles",
     "seattle": "America/Los_Angeles",
-    "stanford": "America/Los_Angeles",
-    "berkeley": "America/Los_Angeles",
     "portland": "America/Los_Angeles",
     "salt lake city": "America/Denver",
     "montreal": "America/Toronto",
@@ -147,6 +145,9 @@ _EXTRA_PLACES: dict[str, str] = {
     "chennai": "Asia/Kolkata",
     "pune": "Asia/Kolkata",
     "canberra": "Australia/Sydney",
+    "brasília": "America/Sao_Paulo",
+    "brasilia": "America/Sao_Paulo",
+    "rio": "America/Sao_Paulo",
 }
 
 # Abbreviations that name one zone (standard and daylight forms alike: the zone's own offset on the

@@ -357,7 +357,7 @@ def validate_attempt(attempt_id: int) -> None:
 
 def _validate_claimed(attempt_id: int) -> None:
     from conversions.nwb.dandi_validation import check_nwb
-    from conversions.nwb.validation import InspectionIssue, explain, fields_for, outcome_of
+    from conversions.nwb.validation import InspectionIssue, explain, fields_for, fields_to_ask, outcome_of
 
     attempt = ConversionAttempt.objects.get(id=attempt_id)
     notify.publish(
@@ -388,7 +388,8 @@ def _validate_claimed(attempt_id: int) -> None:
             importance=i.importance,
             explanation=explain(i),
             location=i.location,
-            fields=tuple(fields_for(i)),
+            fields=tuple(fields_to_ask(i)),
+            links=tuple(name for name in fields_for(i) if name not in fields_to_ask(i)),
         )
         for i in issues
     )

@@ -163,11 +163,21 @@ def explain(issue: InspectionIssue) -> str:
 
 
 def fields_for(issue: InspectionIssue) -> tuple[str, ...]:
-    """The metadata fields (names from `fields.py`) whose values would resolve `issue`."""
+    """The metadata fields (names from `fields.py`) whose values would resolve `issue`: where the page
+    and the report link to. Only `fields_to_ask` are asked for."""
     rule = RULES.get(issue.check_name)
     if rule is None:
         return ()
     return rule.fields_from(issue) if rule.fields_from is not None else rule.fields
+
+
+def fields_to_ask(issue: InspectionIssue) -> tuple[str, ...]:
+    """The fields the portal asks the user for about `issue`: none for an "explain" rule, whose
+    fields are only linked (a suggestion must not hold up a file DANDI would accept)."""
+    rule = RULES.get(issue.check_name)
+    if rule is None or rule.action == "explain":
+        return ()
+    return fields_for(issue)
 
 
 @dataclass(frozen=True)
@@ -177,7 +187,8 @@ class Rule:
     "fix": the portal prevents it itself; `how` says what does it and where, and `fields` the metadata
     fields it rewrites, if any. "ask": only the user knows the answer; `fields` (names from
     `fields.py`) are what to ask for and `text` the words. "explain": there is nothing to ask for;
-    `text` says what it means and what, if anything, the user can do.
+    `text` says what it means and what, if anything, the user can do, and `fields`, if any, are where
+    a value the user may give settles it: linked from the issue, never asked for (`fields_to_ask`).
     """
 
     action: Literal["fix", "ask", "explain"]
@@ -281,8 +292,8 @@ def _describe_age(issue: InspectionIssue) -> str:
 def _describe_missing_cell_id(issue: InspectionIssue) -> str:
     name = f" '{issue.object_name}'" if issue.object_name else ""
     return (
-        f"The patch-clamp electrode{name} does not say which cell it recorded; a cell id (as in your notes) lets "
-        "others find every recording of one cell."
+        f"The patch-clamp electrode{name} does not say which cell it recorded; give the cell id as in your notes "
+        "(e.g. c3): it lets others find every recording of one cell."
     )
 
 
@@ -308,7 +319,7 @@ def _describe_location(issue: InspectionIssue) -> str:
     what = "patch-clamp electrode's" if issue.object_type == "IntracellularElectrode" else "electrodes'"
     return (
         f"The {what} brain area ('{where}') is not a term of the Allen Mouse Brain Atlas; if you know where they "
-        "were, name the area with an Atlas term (e.g. VISp). DANDI accepts the file without it."
+        "were, give the recording location as an Atlas term (e.g. VISp). DANDI accepts the file without it."
     )
 
 
@@ -448,7 +459,7 @@ RULES: dict[str, Rule] = {
         "`conversion.build_backend_configuration`",
     ),
     # --- extracellular recordings and sorted units ----------------------------------------------------
-    "check_electrodes_location_allen_ccf": Rule("explain", _describe_location),
+    "check_electrodes_location_allen_ccf": Rule("explain", _describe_location, ("location",)),
     "check_electrical_series_dims": Rule(
         "explain",
         lambda issue: (
@@ -507,8 +518,8 @@ RULES: dict[str, Rule] = {
         + _FROM_THE_RECORDING,
     ),
     # --- patch clamp -----------------------------------------------------------------------------------
-    "check_intracellular_electrode_cell_id_exists": Rule("explain", _describe_missing_cell_id),
-    "check_intracellular_electrode_location_allen_ccf": Rule("explain", _describe_location),
+    "check_intracellular_electrode_cell_id_exists": Rule("ask", _describe_missing_cell_id, ("cell_id",)),
+    "check_intracellular_electrode_location_allen_ccf": Rule("explain", _describe_location, ("location",)),
     "check_sweeptable_deprecated": Rule(
         "fix",
         "The file uses NWB's old table of sweeps (SweepTable).",

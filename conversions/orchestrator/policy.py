@@ -1130,9 +1130,16 @@ def _conversion_succeeded(view: SessionView, event: ConversionSucceeded) -> Step
     text = f"Conversion finished ({describe_size(event.size_bytes)}). Checking the file against DANDI's rules…"
     replies = [Reply(text=text)]
     if event.fixes:
-        lines = ["Fixed automatically while converting, from what the files say:"]
-        lines += [f"• {fix['field']}: “{_show(fix['after'])}” ({fix['reason']})" for fix in event.fixes]
-        replies.insert(0, Reply(text="\n".join(lines), card="fixes", data={"fixes": list(event.fixes)}))
+        # One line naming what was written (a device's description, not which device); each change
+        # (before, after, why) is in the card's data, behind the page's "details" as `_form_fixes`'.
+        fixes = [
+            {**fix, "label": FIELDS[fix["field"]].label if fix["field"] in FIELDS else fix["field"]}
+            for fix in event.fixes
+        ]
+        kinds = dict.fromkeys(str(fix["label"]).split(" '")[0] for fix in fixes)
+        count = f"{len(fixes)} value{'s' if len(fixes) != 1 else ''}"
+        said = f"Fixed automatically while converting: {count} written from what the files say ({', '.join(kinds)})."
+        replies.insert(0, Reply(text=said, card="fixes", data={"fixes": fixes}))
     return _step(view, Status.VALIDATING, None, replies=replies, actions=[StartValidation(attempt=event.attempt)])
 
 

@@ -119,7 +119,11 @@ class IssueSummary(Frozen):
     importance: str
     explanation: str
     location: str = ""
+    # What the portal asks for to settle the issue.
     fields: tuple[str, ...] = ()
+    # Fields a value of which would settle it though nothing is asked for (a best-practice
+    # suggestion): the page links to them as it does to `fields`.
+    links: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:

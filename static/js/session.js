@@ -356,9 +356,12 @@
     messageBox.placeholder = messageBox.dataset.placeholder;
   }
 
-  // The fields an issue names, as links to their rows in the metadata panel.
+  // The fields an issue names, as links to their rows in the metadata panel: those asked for and
+  // those only suggested ("links").
   function issueFieldLinks(issues) {
-    const names = [...new Set(issues.flatMap((issue) => issue.fields || []))].filter((name) => specs.has(name));
+    const names = [...new Set(issues.flatMap((issue) => [...(issue.fields || []), ...(issue.links || [])]))].filter((name) =>
+      specs.has(name)
+    );
     if (!names.length) return null;
     const line = element("p", { className: "field-links" }, "Set in the panel: ");
     names.forEach((name, index) => {
@@ -542,7 +545,7 @@
       parts.push(element("h3", { className: "field-group", text: group.title }));
       const list = element("dl", { className: "metadata" });
       members.forEach((spec) => {
-        list.appendChild(keep && spec.name === editing ? keep : fieldRow(spec, metadata[spec.name], locked));
+        list.appendChild(keep && spec.name === editing ? keep : fieldRow(spec, metadata[spec.name], locked, session.timezone));
       });
       parts.push(list);
     });
@@ -556,7 +559,13 @@
       : "Change a value here or in the chat: both tell the portal the same thing.";
   }
 
-  function fieldRow(spec, field, locked) {
+  // A start time written without an offset is read in the session's zone: say which.
+  function shownWithZone(name, text, zone) {
+    if (name !== "session_start_time" || !text || !zone || /(Z|[+-]\d\d:?\d\d)$/.test(text)) return text;
+    return `${text} (${zone})`;
+  }
+
+  function fieldRow(spec, field, locked, zone) {
     const row = element("div", {
       className: "field" + (field ? "" : " missing"),
       id: `field-${spec.name}`,
@@ -569,7 +578,7 @@
     if (NEED_WORDS[spec.need] && !field) {
       term.append(" ", element("span", { className: `need need-${spec.need}`, text: NEED_WORDS[spec.need], title: NEED_HINTS[spec.need] }));
     }
-    const text = field ? showValue(spec.name, field.value) : "";
+    const text = field ? shownWithZone(spec.name, showValue(spec.name, field.value), zone) : "";
     const detail = element("dd", {});
     detail.appendChild(
       element("span", { className: "field-value" + (text ? "" : " empty"), title: text || spec.description, text: text || "not given" })

@@ -108,6 +108,9 @@ def test_a_member_converts_a_real_recording_and_downloads_the_nwb_file(
     approve = page.locator(SESSION_PAGE["approve"]).filter(visible=True).last
     expect(approve).to_be_visible()
     expect(chat).to_contain_text("Europe/Paris")  # the plan says which time zone the start time is read in
+    # So does the panel, beside the file's start time, which has no offset of its own.
+    start = page.locator("#metadata [data-field=session_start_time] .field-value")
+    expect(start).to_have_text("2020-11-03T10:35:10 (Europe/Paris)")
     screenshot("session-plan")
     approve.click()
     screenshot("session-converting")

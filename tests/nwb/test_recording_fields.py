@@ -17,7 +17,7 @@ import pytest
 
 from conversions.nwb.conversion import _electrode_recordings, _locate_channels, _neuroconv_metadata
 from conversions.nwb.detection import detect_format, format_handler
-from conversions.nwb.validation import Outcome, action_for, explain, inspect_nwb, outcome_of
+from conversions.nwb.validation import Outcome, action_for, explain, fields_for, fields_to_ask, inspect_nwb, outcome_of
 
 from .conftest import convert_upload, real_recording
 
@@ -115,7 +115,9 @@ def test_the_fields_add_no_validation_issue(tmp_path: Path, source: str) -> None
     assert {issue.check_name for issue in given} <= {issue.check_name for issue in without}
     if source == "abf":
         # The cell id nwbinspector asks for is now there.
-        assert "check_intracellular_electrode_cell_id_exists" in {issue.check_name for issue in without}
+        (missing,) = [issue for issue in without if issue.check_name == "check_intracellular_electrode_cell_id_exists"]
+        # The user can give it in the chat, so it is asked for.
+        assert action_for(missing) == "ask" and fields_to_ask(missing) == ("cell_id",)
         assert "check_intracellular_electrode_cell_id_exists" not in {issue.check_name for issue in given}
 
 
@@ -126,6 +128,8 @@ def test_a_location_that_is_not_an_atlas_term_is_only_explained(tmp_path: Path) 
 
     (issue,) = [issue for issue in issues if issue.check_name == "check_electrodes_location_allen_ccf"]
     assert action_for(issue) == "explain"
+    # The page links the issue to the recording location, but the portal does not ask for it.
+    assert fields_for(issue) == ("location",) and fields_to_ask(issue) == ()
     assert "('primary visual cortex') is not a term of the Allen Mouse Brain Atlas" in explain(issue)
     assert outcome_of(issues) == Outcome.PASSED_WITH_ISSUES
 

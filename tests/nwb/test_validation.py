@@ -19,6 +19,7 @@ from conversions.nwb.validation import (
     action_for,
     explain,
     fields_for,
+    fields_to_ask,
     inspect_nwb,
     outcome_of,
     rule_for,
@@ -144,7 +145,9 @@ def test_outcome_of(importances: list[str], outcome: Outcome) -> None:
         ("check_keywords", ("keywords",)),
         ("check_experiment_description", ("experiment_description",)),
         ("check_session_start_time_future_date", ("session_start_time",)),
-        ("check_electrodes_location_allen_ccf", ()),
+        ("check_electrodes_location_allen_ccf", ("location",)),
+        ("check_intracellular_electrode_location_allen_ccf", ("location",)),
+        ("check_intracellular_electrode_cell_id_exists", ("cell_id",)),
         ("check_description", ()),
         ("some_check_nobody_knows", ()),
     ],
@@ -266,7 +269,8 @@ def test_every_rule_has_plain_words_for_any_object() -> None:
         (_issue("check_description", object_type="Subject", object_name="subject"), "explain"),
         (_issue("check_description", object_type="VectorData", object_name="mystery"), "explain"),
         (_issue("check_electrodes_location_allen_ccf"), "explain"),
-        (_issue("check_intracellular_electrode_cell_id_exists", object_type="IntracellularElectrode"), "explain"),
+        (_issue("check_intracellular_electrode_cell_id_exists", object_type="IntracellularElectrode"), "ask"),
+        (_issue("check_intracellular_electrode_location_allen_ccf", object_type="IntracellularElectrode"), "explain"),
         (_issue("check_data_orientation", object_type="ElectricalSeries"), "explain"),
         (_issue("nwb_file_unreadable", "ERROR"), "explain"),
         (_issue("some_check_nobody_knows"), "explain"),
@@ -274,6 +278,28 @@ def test_every_rule_has_plain_words_for_any_object() -> None:
 )
 def test_action_for(issue: InspectionIssue, action: str) -> None:
     assert action_for(issue) == action
+
+
+@pytest.mark.parametrize(
+    ("check_name", "asked"),
+    [
+        ("check_subject_exists", ("subject_id", "species", "sex", "age")),
+        ("check_intracellular_electrode_cell_id_exists", ("cell_id",)),
+        ("check_subject_id_no_slashes", ("subject_id",)),
+        # A suggestion a value could settle is linked, never asked for.
+        ("check_electrodes_location_allen_ccf", ()),
+        ("check_intracellular_electrode_location_allen_ccf", ()),
+        ("some_check_nobody_knows", ()),
+    ],
+)
+def test_fields_to_ask(check_name: str, asked: tuple[str, ...]) -> None:
+    assert fields_to_ask(_issue(check_name)) == asked
+
+
+def test_explained_issues_ask_for_nothing() -> None:
+    for check_name, rule in RULES.items():
+        if rule.action == "explain":
+            assert fields_to_ask(_issue(check_name)) == (), check_name
 
 
 def test_rule_for() -> None:

@@ -208,10 +208,21 @@ def test_fixes_made_while_converting_are_shown() -> None:
         "reason": "described from the model read from the file",
     }
 
-    step = d.send(ConversionSucceeded(attempt=1, size_bytes=10, fixes=(fix,)))
+    group = {**fix, "field": "electrode group description 'imec0'", "after": "Neuropixels shank 0"}
 
-    assert step.replies[0].card == "fixes"
-    assert "Neuropixels 1.0 probe (imec PRB_1_4_0480_1)" in step.replies[0].text
+    step = d.send(ConversionSucceeded(attempt=1, size_bytes=10, fixes=(fix, group)))
+
+    # One short line; each change (before, after, why) in the card's data, behind the page's details.
+    said = step.replies[0]
+    assert said.card == "fixes"
+    assert said.text == (
+        "Fixed automatically while converting: 2 values written from what the files say "
+        "(device description, electrode group description)."
+    )
+    assert [(f["label"], f["before"], f["after"], f["reason"]) for f in said.data["fixes"]] == [
+        (fix["field"], "", fix["after"], fix["reason"]),
+        (group["field"], "", group["after"], group["reason"]),
+    ]
 
 
 def test_a_single_stream_recording_offers_no_choice(tmp_path: Path) -> None:

@@ -260,7 +260,8 @@ def test_issues_are_grouped_most_important_first(world: World, session: Conversi
     assert validation["counts"] == dict(Counter(i.importance for i in stored))
     violations = validation["groups"][0]["issues"]
     assert {i["check_name"] for i in violations} == {"check_intracellular_electrode_cell_id_exists"}
-    assert all("cell id" in i["explanation"] and i["action"] == "explain" for i in violations)
+    assert all("cell id" in i["explanation"] and i["action"] == "ask" for i in violations)
+    assert all([f["name"] for f in i["fields"]] == ["cell_id"] for i in violations)
     assert validation["groups"][0]["label"] == "Best practice violations"
 
 

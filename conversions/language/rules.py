@@ -90,6 +90,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
 from enum import StrEnum
+from functools import cache
+
+from rapidfuzz import fuzz, process
 
 from conversions.language import prose
 from conversions.language.brain_areas import brain_area
@@ -161,7 +164,7 @@ def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     parsed = _MessageReader(blanked, asked).read()
     parsed = _with_subject(text, parsed, subjects)
     parsed = _with_zone(parsed, zones)
-    parsed = _with_prose(blanked, _tidied(parsed))
+    parsed = _with_prose(blanked, _tidied(parsed, text))
     return _with_species(text, _with_location(text, parsed))
 
 
@@ -198,14 +201,14 @@ def _with_prose(text: str, parsed: ParsedMessage) -> ParsedMessage:
     )
 
 
-def _tidied(parsed: ParsedMessage) -> ParsedMessage:
+def _tidied(parsed: ParsedMessage, text: str = "") -> ParsedMessage:
     """Names and institutions without the words around them that a sentence leaves on them:
     "Bonjour! Élodie Roux" → "Élodie Roux", "Tariq Khan who" → "Tariq Khan", "postdoc in Peking
     University" → "Peking University", "Charité in Berlin" → "Charité", "ISTA (Klosterneuburg)" →
     "ISTA"."""
     fields = dict(parsed.fields)
     if "experimenter" in fields:
-        fields["experimenter"] = _tidy_people(fields["experimenter"])
+        fields["experimenter"] = _family_first(text, _tidy_people(fields["experimenter"]))
     if "institution" in fields:
         fields["institution"] = _tidy_institution(fields["institution"])
     fields = {name: value for name, value in fields.items() if value}
@@ -324,6 +327,7 @@ class _Label:
     intro: _Intro
     needs_cue: bool = False  # the value must have a content cue for the field ("I'm Jane Smith")
     generic: bool = False  # even after ":", the value must fit ("mouse: female" is not an id)
+    leads: bool = False  # names who leads the lab (PI, supervisor): the experimenter only if no one else is named
 
 
 _S, _C, _L, _P = _Intro.STRICT, _Intro.COPULA, _Intro.LOOSE, _Intro.PHRASE
@@ -339,8 +343,8 @@ _LABELS: dict[str, _Label] = {
     "researcher": _Label("experimenter", _C),
     "researchers": _Label("experimenter", _C),
     "investigator": _Label("experimenter", _C),
-    "principal investigator": _Label("experimenter", _C),
-    "pi": _Label("experimenter", _C),
+    "principal investigator": _Label("experimenter", _C, leads=True),
+    "pi": _Label("experimenter", _C, leads=True),
     "scientist": _Label("experimenter", _C),
     "who recorded": _Label("experimenter", _S),
     "name": _Label("experimenter", _S, generic=True),
@@ -361,6 +365,43 @@ _LABELS: dict[str, _Label] = {
     "place": _Label("institution", _S, generic=True),
     "uni": _Label("institution", _S),
     "who": _Label("experimenter", _S, generic=True),
+    "names": _Label("experimenter", _S, generic=True),
+    "recorder": _Label("experimenter", _C),
+    "recorded": _Label("experimenter", _S, generic=True),
+    "made by": _Label("experimenter", _P, needs_cue=True),
+    "on behalf of": _Label("experimenter", _P, needs_cue=True),
+    "supervisor": _Label("experimenter", _C, leads=True),
+    "lab head": _Label("experimenter", _C, leads=True),
+    "head of the lab": _Label("experimenter", _C, leads=True),
+    # The same labels in the languages of the portal's users ("Experimentador: …", "Instituição: …").
+    "experimentador": _Label("experimenter", _C),
+    "experimentadora": _Label("experimenter", _C),
+    "experimentator": _Label("experimenter", _C),
+    "expérimentateur": _Label("experimenter", _C),
+    "expérimentatrice": _Label("experimenter", _C),
+    "sperimentatore": _Label("experimenter", _C),
+    "versuchsleiter": _Label("experimenter", _C),
+    "versuchsleiterin": _Label("experimenter", _C),
+    "instituição": _Label("institution", _S),
+    "institución": _Label("institution", _S),
+    "istituzione": _Label("institution", _S),
+    "einrichtung": _Label("institution", _S),
+    "inst": _Label("institution", _S),
+    "experimento": _Label("experiment_description", _S),
+    "esperimento": _Label("experiment_description", _S),
+    "expérience": _Label("experiment_description", _S),
+    "expt": _Label("experiment_description", _S),
+    "exp": _Label("experimenter", _S, generic=True),
+    "especie": _Label("species", _S),
+    "espécie": _Label("species", _S),
+    "espèce": _Label("species", _S),
+    "sexo": _Label("sex", _S),
+    "sexe": _Label("sex", _S),
+    "geschlecht": _Label("sex", _S),
+    "edad": _Label("age", _S),
+    "idade": _Label("age", _S),
+    "âge": _Label("age", _S),
+    "alter": _Label("age", _S),
     "me": _Label("experimenter", _S, generic=True),
     "what": _Label("experiment_description", _S),
     "research": _Label("experiment_description", _S),
@@ -369,7 +410,7 @@ _LABELS: dict[str, _Label] = {
     "intitution": _Label("institution", _L),
     "institusion": _Label("institution", _L),
     "university": _Label("institution", _C),
-    "institute": _Label("institution", _S),
+    "institute": _Label("institution", _C),
     "organization": _Label("institution", _C),
     "organisation": _Label("institution", _C),
     "recorded at": _Label("institution", _P, needs_cue=True),
@@ -715,7 +756,7 @@ _TOKEN_RE = re.compile(r"[^\s,;]+")
 _LABEL_RE = re.compile(
     r"(?<![\w'])(?:(?P<verb>change|set|update|correct|switch|fix|make|modify|edit)\s+)?"
     r"(?:(?:the|our|his|her|their)\s+)?"  # not "my": "my name is" is a label of its own
-    rf"(?P<label>{_phrases(_LABELS)})(?![\w'])",
+    rf"(?P<label>{_phrases(_LABELS)}|[^\W\d_][^\W\d_-]{{3,19}}(?=\s{{0,2}}[:=]))(?:\(s\))?(?![\w'])",
     _I,
 )
 _SEPARATOR_RE = re.compile(
@@ -764,7 +805,9 @@ _LEADING_CHATTER_RE = re.compile(
     r"|that\s+is|this\s+is|they\s+are|they're|(?:she|he)\s+(?:is|was)|(?:she|he)'s|the\s+answer\s+is|here\s+you\s+go"
     r"|i'?m|i\s+am|(?:my\s+)?name'?s|my\s+name\s+is|(?:i|we)\s+(?:work|am|are)\s+in|myself"
     r"|bonjour|hola|buenas|buenos\s+d[ií]as|ciao|hallo|salut|namaste|greetings|good\s+(?:morning|afternoon|evening)"
-    r"|ol[aá]|soy|je\s+suis|ich\s+bin|sono|dear\s+(?:all|team|sir|madam|sir/madam)"
+    r"|ol[aá]|soy|je\s+suis|ich\s+bin|sono|dear\s+(?:all|team|sir|madam|sir/madam)|salve|salam|shalom|merhaba"
+    r"|guten\s+(?:tag|morgen|abend)|boa\s+(?:tarde|noite)|bom\s+dia|buenas\s+(?:tardes|noches)|konnichiwa|ni\s+hao"
+    r"|hej|hei|moin|servus|namaskar|sawubona|habari|[^\x00-\u024f\s]+[!！]?"
     r"|i\s+(?:think|guess|believe)|by|from)(?![\w'])[\s,:.!-]*)+",
     _I,
 )
@@ -1595,17 +1638,40 @@ class _Value:
     correction: bool = False
     value: str | None = None  # the piece's `value`, when it is not the text itself
     guessed: bool = False  # from a soft cue: the phrase only fits the field
+    leads: bool = False  # labeled as the lab's head ("PI: …"), not as who recorded
+
+
+@cache
+def _label_for(phrase: str) -> _Label | None:
+    """The label a phrase is, or a slip of ("expirementer", "instution", "sepcies"): rapidfuzz's
+    ratio against every label of five letters or more, 85 or better. None when it is no label."""
+    key = " ".join(phrase.lower().split())
+    if key in _LABELS:
+        return _LABELS[key]
+    if len(key) < 5:
+        return None
+    close = process.extractOne(key, _LONG_LABELS, scorer=fuzz.ratio, score_cutoff=85)
+    return _LABELS[close[0]] if close else None
+
+
+_LONG_LABELS = [phrase for phrase in _LABELS if len(phrase) >= 5]
 
 
 def _label_match(text: str, m: re.Match[str], start: int, end: int) -> _LabelMatch | None:
     """The label found by `m` in the chunk `start:end`, if a separator that this label allows follows it."""
-    label = _LABELS[" ".join(m.group("label").lower().split())]
+    found = _label_for(m.group("label"))
+    if found is None:
+        return None
+    label = found
     verb = bool(m.group("verb"))
     before = m.start() - 1
     while before >= start and text[before].isspace():
         before -= 1
     opens_part = before < start or text[before] in ",|"
-    if label.intro == _S and not opens_part and _command(text[_part_start(text, start, m.start()) : m.start()]):
+    # The request before a label is short; looking further back made a long message without commas
+    # quadratic ("Tanaka name Tanaka name …" took 85 s for 48 kB).
+    request_start = max(_part_start(text, start, m.start()), m.start() - _PREAMBLE_CHARS)
+    if label.intro == _S and not opens_part and _command(text[request_start : m.start()]):
         return None  # "Can you convert this Open Ephys session: …": the word belongs to the request
     if label.intro == _P:
         return _LabelMatch(m.start(), m.end(), label, "phrase", verb, opens_part)
@@ -1712,7 +1778,16 @@ def _labeled_fields(text: str, start: int, end: int) -> tuple[list[_Value], set[
         if _is_declined(match.label.field, text[value_start:value_end]):
             declined.add(match.label.field)
         elif value_start < value_end:
-            values.append(_Value(match.label.field, value_start, value_end, labeled=True, correction=match.correction))
+            values.append(
+                _Value(
+                    match.label.field,
+                    value_start,
+                    value_end,
+                    labeled=True,
+                    correction=match.correction,
+                    leads=match.label.leads,
+                )
+            )
             place = _place_after(match.label.field, text, value_end, rest_start, limit)
             if place:  # "recorded by A. Kumar @ IISc": the place is labeled by its "at" as well
                 values.append(_Value("institution", *place, labeled=True, correction=match.correction))
@@ -2046,7 +2121,11 @@ def _is_chatter(values: list[_Value], asked: tuple[str, ...]) -> bool:
 
 
 def _resolve(values: list[_Value]) -> dict[str, _Value]:
-    """One value per field: a correction beats a labeled value, which beats an unlabeled one."""
+    """One value per field: a correction beats a labeled value, which beats an unlabeled one. The
+    lab's head ("PI: …", "supervisor …") is the experimenter only when nobody else is named: DANDI's
+    experimenter is who recorded ("PI: Prof. Roux. Experimenter: Jonas Meyer" is Meyer)."""
+    if any(v.field == "experimenter" and not v.leads for v in values):
+        values = [v for v in values if not (v.field == "experimenter" and v.leads)]
     chosen: dict[str, _Value] = {}
     for value in sorted(values, key=lambda v: v.start):
         current = chosen.get(value.field)
@@ -2065,7 +2144,8 @@ _PEOPLE_SPLIT_RE = re.compile(r"(\s*(?:;|&|\band\b)\s*)", _I)
 _BEFORE_NAME = _vocabulary(
     """hi, hello, hey, bonjour, hola, buenas, ciao, hallo, salut, namaste, greetings, dear, ola, olá, soy, sono,
     myself, me, name, who, my, our, the, a, an, i, im, i'm, am, is, it's, its, this, lab, tech, technician, here,
-    postdoc, student, phd, pi, supervisor, manager, sir, madam, sir/madam, -, –, —, by, was, were, yes, ok, so"""
+    postdoc, student, phd, pi, supervisor, manager, sir, madam, sir/madam, -, –, —, by, was, were, yes, ok, so,
+    undergrad, grad, colleague, labmate, salve, salam, guten, tag, boa, tarde, dia, shalom, merhaba"""
 )
 
 
@@ -2078,9 +2158,14 @@ def _tidy_person(value: str) -> str:
     head, colon, tail = value.partition(":")
     if colon and tail.strip() and len(head.split()) <= 2:  # "Who: Ines Schulz"
         value = tail
+    inside = re.fullmatch(r"\s*(?:me|myself|I)\s*\((?P<name>[^()]+)\)\s*", value, _I)
+    if inside:  # "me (Dan O'Brien)"
+        value = inside.group("name")
+    value = re.sub(r"\([^()]*\)?", " ", value)  # "(he recorded himself)", "(PhD student)"
+    value = "".join(ch for ch in value if ch.isalnum() or ch in " '’-.,;&" or ch.isspace())  # emoji
     tokens = value.split()
     capitalised = any(token[:1].isupper() for token in tokens)
-    while len(tokens) > 1 and tokens[0].lower().strip(",!:") in _BEFORE_NAME:
+    while tokens and tokens[0].lower().strip(",!:") in _BEFORE_NAME:
         tokens.pop(0)
     if capitalised:
         for index, token in enumerate(tokens[1:], start=1):  # "Tariq Khan who", "Kofi Mensah (that's"
@@ -2097,6 +2182,15 @@ _LEADING_PLACE_WORDS_RE = re.compile(
     r"^(?:(?:we'?re|we\s+are|i'?m|i\s+am|i\s+work|we\s+work|based)(?:\s+all)?\s+)?(?:at|from|of|in|@)\s+", _I
 )
 _INSIDE_PLACE_WORD_RE = re.compile(r"\s+(?:at|in|from|of)\s+", _I)
+_DEPARTMENT_AT_END_RE = re.compile(
+    r",\s*(?:the\s+)?(?:department|dept\.?|faculty|division|graduate\s+school|school|centre|center|unit|program(?:me)?)"
+    r"\s+(?:of|for)\s+[^,]+$",
+    _I,
+)
+_ROLE_WORDS = _vocabulary(
+    """phd, student, postdoc, pi, tech, technician, clinician, neurosurgeon, neurologist, epileptologist, resident,
+    scholar, fellow, researcher, scientist, professor, manager, engineer, intern, subject, is, head"""
+)
 _STATE_UNIVERSITY_RE = re.compile(r"university\s+of\s+[^\W\d_]+$", _I)
 
 
@@ -2105,6 +2199,12 @@ def _tidy_institution(value: str) -> str:
     if colon and tail.strip() and len(head.split()) <= 2:  # "Uni: Khalifa University"
         value = tail
     value = _PARENTHESIS_AT_END_RE.sub("", value.strip())  # "ISTA (Klosterneuburg)", "(bioscience dept)"
+    value = re.sub(r"\s+\([^()]*$", "", value)  # a remark cut off by a comma: "… (the Florey is separate btw"
+    value = _DEPARTMENT_AT_END_RE.sub("", value)  # "University of Cambridge, Department of Zoology"
+    if all(
+        word.lower().strip(".,") in _BEFORE_NAME | _FILLER_WORDS | _NOT_NAMES | _ROLE_WORDS for word in value.split()
+    ):
+        return ""  # "PI", "phd student", "a clinician": who, not where
     place = _PLACE_AFTER_RE.search(value)
     if place and _is_organisation(value[: place.start()]):  # "Charité in Berlin"
         value = value[: place.start()]
@@ -2116,8 +2216,16 @@ def _tidy_institution(value: str) -> str:
             value = after
             break
     head, comma, last = value.rpartition(",")
-    if comma and is_place(last) and _is_organisation(head) and not _STATE_UNIVERSITY_RE.search(head.strip()):
-        value = head  # "Donders Institute, Nijmegen"
+    city = is_place(last) or (
+        len(last.split()) <= 2
+        and last.strip()[:1].isupper()
+        and not _ACRONYM_RE.fullmatch(last.strip())
+        and not _is_institution(last)
+        and not _is_known_institution(last)
+        and _is_institution(head)
+    )
+    if comma and city and _is_organisation(head) and not _STATE_UNIVERSITY_RE.search(head.strip()):
+        value = head  # "Donders Institute, Nijmegen", "Hacettepe University, Ankara"
     words = value.split()
     # "SISSA Trieste", but not "University College London" or "University of California, Berkeley"
     if len(words) > 1 and is_place(words[-1]) and not _is_known_institution(value) and not words[-2].endswith(","):
@@ -2149,3 +2257,38 @@ def _strain_in(text: str) -> prose.Stated | None:
     """The one strain or line a message names in passing ("mouse 3312 (DAT-Cre)", "APP/PS1")."""
     strains = {m.group() for m in _STRAIN_IN_TEXT_RE.finditer(text) if m.group().lower() not in ("wt",)}
     return prose.Stated(strains.pop(), True) if len(strains) == 1 else None
+
+
+# "(family names first)", "(Tanaka is family name)", "Kim = family name", "surname first".
+_FAMILY_FIRST_RE = re.compile(
+    r"(?:family\s+names?|surnames?|last\s+names?)\s+(?:come\s+)?first|(?:japanese|chinese|korean|vietnamese|hungarian)"
+    r"\s+(?:name\s+)?order",
+    _I,
+)
+_FAMILY_NAMED_RE = re.compile(
+    r"(?<![\w'’-])(?P<a>[^\W\d_][\w'’-]{0,30})(?![\w'’-])\s{0,3}(?:is|=|:)\s{0,3}(?:the\s|my\s|our\s)?"
+    r"(?:family|sur|last)\s?name"
+    r"|(?:family|sur|last)\s?name\s{0,3}(?:is\s|=\s?|:\s?)?(?P<b>[^\W\d_][\w'’-]{0,30})(?![\w'’-])",
+    _I,
+)
+
+
+def _family_first(text: str, people: str) -> str:
+    """People written family name first, as the message says: "Zhang Wei and Liu Yang (family names
+    first)" → "Zhang, Wei and Liu, Yang"; "Tanaka Hiroshi (Tanaka is family name)" → "Tanaka, Hiroshi"."""
+    if "name" not in text.lower() and "order" not in text.lower():
+        return people
+    named = {m.group("a") or m.group("b") for m in _FAMILY_NAMED_RE.finditer(text)}
+    every = bool(_FAMILY_FIRST_RE.search(text))
+    if not named and not every:
+        return people
+    parts = _PEOPLE_SPLIT_RE.split(people)
+    for index in range(0, len(parts), 2):
+        words = parts[index].split()
+        if len(words) < 2 or "," in parts[index]:
+            continue
+        family = next((w for w in words if w in named), words[0] if every else None)
+        if family is not None:
+            given = [w for w in words if w != family]
+            parts[index] = f"{family}, {' '.join(given)}"
+    return "".join(parts)

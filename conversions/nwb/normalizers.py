@@ -37,6 +37,18 @@ _TITLES = frozenset(
         "bsc",
         "dphil",
         "sir",
+        # Titles in the languages of the portal's users: "Mgr", "Dr. rer. nat.", "Dr.ssa", "Dott.", "Ing."
+        "mgr",
+        "rer",
+        "nat",
+        "med",
+        "dr.ssa",
+        "dott",
+        "dott.ssa",
+        "ing",
+        "mag",
+        "mudr",
+        "doc",
     }
 )
 _PEOPLE_SEPARATORS = re.compile(r"\s*(?:;|\n|&|\band\b)\s*", re.IGNORECASE)

@@ -1092,7 +1092,7 @@ FOURTH_SET: list[Answer] = [
     (
         "Kavli Institute for Systems Neuroscience, Trondheim",
         ("institution",),
-        {"institution": "Kavli Institute for Systems Neuroscience, Trondheim"},
+        {"institution": "Kavli Institute for Systems Neuroscience"},
     ),
     ("age is 10 weeks and sex is female", (), {"age": "10 weeks", "sex": "female"}),
     ("It was done by two people: Jane Smith and Omar Ali", (), {"experimenter": "Jane Smith and Omar Ali"}),

@@ -211,6 +211,8 @@ def _tidied(parsed: ParsedMessage, text: str = "") -> ParsedMessage:
         fields["experimenter"] = _family_first(text, _tidy_people(fields["experimenter"]))
     if "institution" in fields:
         fields["institution"] = _tidy_institution(fields["institution"])
+    if "subject_id" in fields and not _may_be_an_id(fields["subject_id"]):
+        del fields["subject_id"]  # "boy", "adult", "macho", "The animal": words, not an animal's id
     fields = {name: value for name, value in fields.items() if value}
     if fields == parsed.fields:
         return parsed
@@ -566,6 +568,21 @@ _KNOWN_INSTITUTIONS = _vocabulary(
     carnegie mellon, georgia tech, nerf, imec, kavli, mcgovern, picower, jackson laboratory, jax, lmu,
     tum, technion, neuro-electronics research flanders"""
 )
+
+# Words that name how the data were taken: a phrase with one describes an experiment even unasked.
+_METHOD_WORDS = _vocabulary(
+    """recording, recordings, recorded, record, imaging, imaged, image, patch, clamp, whole-cell, calcium, two-photon,
+    2p, widefield, photometry, neuropixels, probe, probes, tetrode, tetrodes, electrode, electrodes, array, arrays,
+    eeg, ecog, seeg, ieeg, lfp, emg, meg, fmri, ephys, electrophysiology, electrophysiological, optogenetics,
+    optogenetic, miniscope, mea, juxtacellular, intracellular, extracellular, single-unit, units, spikes, sorting"""
+)
+# Words that speak of the conversation, the portal or the files rather than the experiment.
+_CONVERSATION_WORDS = _vocabulary(
+    """description, describe, abstract, paragraph, paste, typo, typing, submit, portal, upload, uploaded, uploading,
+    file, files, folder, you, your, later, delay, sec, minute, question, questions, field, fields, metadata, form,
+    wrong, mistake, correct, correction, swapped, ok, okay, fine, thanks, thank, phone, busy, sorry"""
+)
+_SAID_RE = re.compile(r"\bi\s+(?:said|wrote|meant|typed|mean)\b|\bcan\s+i\b|\bi'?ll\b|\bdo\s+you\b", re.IGNORECASE)
 
 _BRAIN_AREAS = _vocabulary(
     """v1, v2, v4, v5, mt, m1, m2, s1, s2, a1, ca1, ca2, ca3, dg, lgn, dlgn, sc, mec, lec, pfc, mpfc, acc,
@@ -2079,26 +2096,39 @@ def _field_for(text: str, piece: _Piece, pending: list[str], filled: set[str], a
 
 def _description_for(value: str, pending: list[str], filled: set[str], asked: tuple[str, ...]) -> str | None:
     """Where an unlabeled phrase that may describe something goes: the description asked for alone
-    takes any answer; among other questions, or unasked, only a phrase about the experiment (its
-    method, its animals, a brain area) is the experiment's description, and only while that is
-    still open. A session description is never guessed: it comes from a label or its question. A
-    phrase placed nowhere is not stored ("Nice to meet you", "sorry, long day")."""
+    takes any answer; asked among other fields, a phrase about the experiment (its method, a brain
+    area, what the animals did) is its description, while that is still open; not asked for, only a
+    phrase naming a method is ("Neuropixels in mouse V1", not "these are Long Evans rats"). A
+    session description is never guessed: it comes from a label or its question. A phrase about the
+    conversation ("the description is quite long, can I paste a paragraph?") or placed nowhere is
+    not stored ("Nice to meet you", "sorry, long day")."""
     if asked in (("experiment_description",), ("session_description",)):
         return asked[0] if asked[0] in pending else None
-    if "session_description" in pending and "experiment_description" not in asked:
-        return "session_description" if _describes_experiment(value) else None
-    if "experiment_description" in filled or not _describes_experiment(value):
+    if "experiment_description" in filled or _about_the_conversation(value) or not _describes_experiment(value):
+        return None
+    if "experiment_description" not in asked and not _names_a_method(value):
         return None
     return "experiment_description"
 
 
 def _describes_experiment(value: str) -> bool:
-    """Whether a phrase speaks of the experiment: a research word, a brain area or an animal, in more
-    than one word, and not a date ("Recorded on 3 May 2024 at 9.30" says when, not what)."""
+    """Whether a phrase speaks of the experiment: in more than one word, a research word or a brain
+    area, and not only its animals ("fruit flies" is the species); not a date ("Recorded on 3 May
+    2024 at 9.30" says when, not what)."""
     words = [w.lower() for w in _WORD_RE.findall(value)]
     if len(words) < 2 or prose.mentions_a_date(value):
         return False
-    return _research_words(value) > 0
+    return any(w in _DESCRIPTION_WORDS or w in _BRAIN_AREAS for w in words) or brain_area(value) is not None
+
+
+def _names_a_method(value: str) -> bool:
+    words = {w.lower() for w in _WORD_RE.findall(value)}
+    return bool(words & _METHOD_WORDS)
+
+
+def _about_the_conversation(value: str) -> bool:
+    words = {w.lower() for w in _WORD_RE.findall(value)}
+    return bool(words & _CONVERSATION_WORDS) or bool(_SAID_RE.search(value))
 
 
 def _research_words(value: str) -> int:
@@ -2292,3 +2322,23 @@ def _family_first(text: str, people: str) -> str:
             given = [w for w in words if w != family]
             parts[index] = f"{family}, {' '.join(given)}"
     return "".join(parts)
+
+
+# Words that describe an animal without naming it, in the languages the portal's users write.
+_NOT_IDS = _vocabulary(
+    """adult, juvenile, young, old, aged, pup, neonate, neonatal, embryo, boy, girl, man, woman, male, female,
+    macho, hembra, mâle, femelle, männlich, weiblich, maschio, femmina, animal, subject, mouse, rat, the animal,
+    the subject, late, unknown, later, tbd, n/a, none"""
+)
+
+
+def _may_be_an_id(value: str) -> bool:
+    """An id holds a digit ("M-0412"), or is a name written with a capital ("Bruno") that is no word
+    of the reader's vocabulary; "adult", "boy" or "in" are never an animal's id."""
+    value = value.strip().strip("'\"‘’“”")
+    if any(ch.isdigit() for ch in value):
+        return True
+    lowered = value.lower()
+    if lowered in _NOT_IDS or lowered in _NAME_STOPWORDS or " " in value:
+        return False
+    return value[:1].isupper() or "-" in value or "_" in value

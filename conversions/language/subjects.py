@@ -17,24 +17,33 @@ from functools import cache
 
 from conversions.language.brain_areas import is_brain_area
 
-_PEOPLE = "subject|participant|patient|donor|volunteer|case|individual"
+_PEOPLE = "subject|participant|patient|donor|volunteer|case|individual|child|subjekt|sujeto|sujet|soggetto|paciente"
 _GENERIC = (
     "animal|mouse|mice|rat|monkey|macaque|marmoset|bird|finch|canary|fish|zebrafish|larva|fly|worm|ferret|gerbil"
     "|cat|pig|minipig|bat|owl|pigeon|tadpole|frog|vole|rabbit|hamster|dog|sheep|ferret|songbird|chick|primate"
-    "|specimen|pup|embryo|sub|nhp"
+    "|specimen|pup|embryo|sub|nhp|cricket|locust|bee|moth|snail|leech|lamprey|turtle|lizard|dragon|salamander"
+    "|axolotl|octopus|crab|squid|shrew|degu|chinchilla|opossum|culture|organoid"
+    "|maus|ratte|rata|ratón|raton|souris|ratto|topo|affe|scimmia|mono|singe|furet"
 )
 _NUMBER = r"(?:id|ID|Id|number|no\.|No\.|nr\.?|#|name|code|tag|label)"
-_LINK = r"(?:\s{1,2}(?:is|was)\s{1,2}|\s{0,2}[=:]\s{0,2}|\s{1,2}[-–]\s{1,2}|\s{1,2})"
+_LINK = (
+    r"(?:\s{1,2}(?:is|was)\s{1,2}|\s{0,2}[=:]\s{0,2}|\s{1,2}[-–]\s{1,2}"
+    r"|\s{0,2}\(\s{0,2}(?:id|ID|no\.?|\#)?[:=]?\s{0,2}|\s{1,2})"  # "the mouse (id RG-7)"
+)
 _CALLED = r"(?:(?:is\s+|was\s+)?(?:called|named|nicknamed)\s+)"
 # A token with a digit ("AB-12", "or12bk5", "sub-014", "0412"), or "#12".
 _WITH_DIGIT = r"#?(?=[\w./-]*\d)[^\W_][\w./-]*[^\W_]|#?\d"
 _NAME = r"[A-Z][a-zà-öø-ÿ]+(?:-[A-Z]?[a-zà-öø-ÿ]+)?"
-_ID = rf"(?P<id>{_WITH_DIGIT}|{_NAME})"
+_QUOTE = "['\"‘’“”]"
+_ID = rf"{_QUOTE}?(?P<id>{_WITH_DIGIT}|{_NAME}){_QUOTE}?"
 _AGE_AFTER = re.compile(
     r"\s*(?:-|\s)?\s*(?:days?|d|weeks?|wks?|w|months?|mos?|mo|years?|yrs?|yr|y|yo|dpf|hpf|h|hours?)\b", re.IGNORECASE
 )
 _STRAIN_LIKE = re.compile(r"c57|b6|bl6|balb|cd-?1|129|fvb|dba|wt|ai\d+|thy1|gcamp|cre", re.IGNORECASE)
 _CLOCK_OR_DATE = re.compile(r"\d{1,2}[.:h]\d{2}|\d{4}-\d{1,2}|\d+(?:st|nd|rd|th)|\d+(?:am|pm)", re.IGNORECASE)
+_FOLLOWED_BY_WORDS = re.compile(
+    r"['\"‘’“”]?\s(?:(?!(?:male|female|m|f|and|is|was|who|she|he|the)\b)[a-z]|[\w-]*\d)"  # "Maus M-88": the id follows
+)
 _SEX_WORDS = frozenset({"male", "female", "m", "f", "man", "woman", "boy", "girl", "unknown", "hermaphrodite"})
 
 
@@ -57,7 +66,8 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
         ),
         # "her name is Luna", "it's the one called Bruno", "named Nutella"
         re.compile(
-            rf"(?<![\w-])(?i:(?:(?:her|his|its|the)\s+name\s+is\s+)|(?:called|named|nicknamed)\s+){_ID}(?![\w-])"
+            rf"(?<![\w-])(?i:(?:(?:her|his|its|the)\s+name\s+is\s+)|(?:called|named|nicknamed)\s+"
+            rf"|(?:we\s+)?call(?:ed)?\s+(?:her|him|it)\s+){_ID}(?![\w-])"
         ),
         # "#R-0912"
         re.compile(r"(?<![\w#])#(?P<id>[A-Za-z]*-?\d[\w-]*)"),
@@ -84,6 +94,8 @@ def _is_id(value: str, text: str, end: int, vocabulary: frozenset[str], *, named
     lowered = value.lower().lstrip("#")
     if lowered in vocabulary or lowered in _SEX_WORDS or is_brain_area(value):
         return False
+    if not any(ch.isdigit() for ch in value) and _FOLLOWED_BY_WORDS.match(text, end):
+        return False  # "Subject: Egyptian fruit bat 0147": a name is not followed by more words
     if any(ch.isdigit() for ch in value):
         # "pig P4": after the animal's word a P-number is its name (an age follows no animal word).
         return not (_AGE_AFTER.match(text, end) or _CLOCK_OR_DATE.fullmatch(value) or _STRAIN_LIKE.match(value))

@@ -25,7 +25,8 @@ _HEADS = (
     "|midbrain|hindbrain"
     "|forebrain|brainstem|brain stem|nerve|nidopallium|pallium|ganglion|ganglia|cord|pons|medulla|claustrum"
     "|insula|putamen|caudate|globus pallidus|substantia nigra|complex|formation|subiculum|tegmentum|tegmental area"
-    "|cochlea|gray|grey|fasciculus|accumbens|neuropil|horn"
+    "|cochlea|gray|grey|fasciculus|accumbens|neuropil|horn|raphe|pulvinar|ridge|coeruleus|locus coeruleus"
+    "|hypothalamic area|preoptic area"
 )
 _MODIFIERS = (
     "primary|secondary|visual|auditory|somatosensory|sensory|motor|premotor|barrel|prefrontal|prelimbic"
@@ -37,7 +38,8 @@ _MODIFIERS = (
     "|raphe|periaqueductal|ventral tegmental|arcuate|geniculate|lateral geniculate|medial geniculate|mammillary"
     "|pontine|tectal|posterior parietal|extrastriate|striate|association|limbic|septal|hippocampal|thalamic"
     "|parafascicular|intralaminar|anterodorsal|globus|substantia|supramarginal|fusiform|angular|precentral"
-    "|postcentral|ectorhinal|agranular|granular|whisker|trigeminal|auditory nerve|IT"
+    "|postcentral|ectorhinal|agranular|granular|whisker|trigeminal|auditory nerve|IT|abdominal|sciatic|vagus|vagal"
+    "|basal|ventricular|median|optic nerve|visual thalamus|auditory thalamus"
 )
 _AREA = (
     rf"(?:(?:{_MODIFIERS})[\s-]){{0,3}}(?:{_HEADS})(?:\s(?:{'|'.join(sorted(_ABBREVIATIONS))}))?"
@@ -48,7 +50,9 @@ _ABBREVIATION_ALTERNATIVES = "|".join(sorted(_ABBREVIATIONS, key=len, reverse=Tr
 _ABBREVIATION_RE = re.compile(
     rf"(?<![\w/-])(?:(?:dorsal|ventral|left|right|medial|lateral)\s)?(?:{_ABBREVIATION_ALTERNATIVES})(?![\w/-])"
 )
-_JOINED_RE = re.compile(r"\s{0,2}(?:and|&|\+|,)\s{0,2}", re.IGNORECASE)
+_JOINED_RE = re.compile(r"\s{0,2}(?:and|&|\+|,)\s{0,2}|\s", re.IGNORECASE)  # "spinal cord dorsal horn" too
+# A single head word before "cells" names a cell type ("retinal ganglion cells"), not an area.
+_CELL_TYPE_AFTER = re.compile(r"\s(?:cells?|neurons?)\b", re.IGNORECASE)
 # Words that make a head noun something else than an area: "nucleus" of a cell, a "body" weight.
 _NOT_AREAS = frozenset({"cell body", "body weight", "body mass", "nucleus", "nuclei", "body", "complex", "cord"})
 
@@ -78,6 +82,12 @@ def _spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     for m in [*_AREA_RE.finditer(text), *_ABBREVIATION_RE.finditer(text)]:
         if m.group().lower() in _NOT_AREAS:
+            continue
+        if (
+            " " not in m.group()
+            and m.group().lower() in {"ganglion", "nucleus", "body"}
+            and _CELL_TYPE_AFTER.match(text, m.end())
+        ):
             continue
         if any(m.start() < e and s < m.end() for s, e in spans):
             continue

@@ -20,7 +20,7 @@ _MONTH = (
 )
 _ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
 _DATE_RE = re.compile(
-    rf"(?<![\w/.-])(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}(?![\d-])"
+    rf"(?<![\w/.-])(?:\d{{4}}[-/]\d{{1,2}}[-/]\d{{1,2}}(?![\d/-])"
     rf"|\d{{1,2}}[./]\d{{1,2}}[./]\d{{4}}(?![\d./])"
     rf"|(?:the\s)?{_ORDINAL}(?:\sof)?\s{_MONTH},?\s\d{{4}}"
     rf"|{_MONTH}\s{_ORDINAL},?\s\d{{4}})(?![\w])",
@@ -85,7 +85,11 @@ _NUMBER = (
     r"|fifteen|sixteen|seventeen|eighteen|nineteen|(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
     r"(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?)"
 )
-_UNIT = r"(?:days?|weeks?|wks?|wk|months?|mos?|mo|years?|yrs?|yr|y/o|y\.o\.?|yo|y|dph|days?\spost[\s-]?hatch(?:ing)?)"
+_UNIT = (
+    r"(?:days?|weeks?|wks?|wk|months?|mos?|mo|years?|yrs?|yr|y/o|y\.o\.?|yo|y|dph|days?\spost[\s-]?hatch(?:ing)?"
+    r"|jahre?|monate?|wochen?|tage?|años?|anos?|ans|anni|meses|mois|mesi|semanas?|semaines?|settimane|días|dias|jours"
+    r"|giorni)"
+)
 _AGE_RE = re.compile(
     rf"(?<![\w-])(?:(?:between|from)\s)?{_NUMBER}(?:\s?(?:-|–|to|and)\s?{_NUMBER})?\s?-?\s?{_UNIT}"
     rf"(?:\s?(?:and\s)?{_NUMBER}\s?{_UNIT})?(?:\s?-?\s?old)?(?![\w/])"
@@ -124,13 +128,29 @@ _SEX_WORDS = {
     "♂": "male",
     "♀": "female",
     "hermaphrodite": "hermaphrodite",
+    "männlich": "male",
+    "weiblich": "female",
+    "macho": "male",
+    "hembra": "female",
+    "mâle": "male",
+    "femelle": "female",
+    "maschio": "male",
+    "femmina": "female",
 }
 # The singular only: "2 males" or "females" describe a group, not this subject.
-_SEX_RE = re.compile(r"(?<![\w-])(?:male|female|man|woman|boy|girl|hermaphrodite)(?![\w-])|[♂♀]", _I)
+_SEX_RE = re.compile(
+    r"(?<![\w-])(?:male|female|man|woman|boy|girl|hermaphrodite|männlich|weiblich|macho|hembra|mâle|femelle|maschio"
+    r"|femmina)(?![\w-])|[♂♀]",
+    _I,
+)
 # "sex unknown", "sex not determined", "we never sexed them", "can't tell the sex", "did not check the sex".
 _UNKNOWN_SEX_RE = re.compile(
     r"\bsex\s+(?:is\s+|was\s+|should\s+be\s+)?(?:unknown|not\s+(?:determined|known|checked|recorded)|undetermined"
     r"|can'?t\s+be\s+told|we\s+did\s*n[o']t\s+check)"
+    r"|\bsex\s+(?:was\s*n[o']t|wasn'?t|is\s*n[o']t|isn'?t|can'?t\s+be|cannot\s+be|could\s*n[o']t\s+be)\s+"
+    r"(?:recorded|determined|known|checked|noted|told)"
+    r"|\b(?:never|not|n't|did\s*n[o']t)\s+(?:noted?|checked?|recorded?|determined?)\s+the\s+sex\b"
+    r"|\bso\s+(?:it'?s\s+)?unknown\b"
     r"|\b(?:never|not|n't)\s+sexed\b|\bcan'?t\s+tell\s+the\s+sex\b|\bunsexed\b"
     r"|\bdid\s*n[o']t\s+check\s+the\s+sex\b|\bsex\s+we\s+did\s*n[o']t\s+check\b",
     _I,

@@ -259,7 +259,11 @@ def _with_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
     """The one species a message names in passing ("tetrodes in rats", "an epilepsy patient", "a
     C57BL/6J"), when no part of it was read as the species; outside names of people and places. A
     guess, like any unlabeled value: it fills an empty species, never replaces one."""
-    if "species" in parsed.fields or "species" in parsed.skipped or not parsed.intents & {Intent.PROVIDE_METADATA}:
+    if (
+        "species" in parsed.fields
+        or "species" in parsed.skipped
+        or (Intent.HELP in parsed.intents and not parsed.fields)
+    ):
         return parsed
     for name in ("experimenter", "institution", "lab", "keywords"):
         value = parsed.fields.get(name)
@@ -271,7 +275,12 @@ def _with_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
     first = mentions[0]
     written = text[first.start : first.end]
     raw = written if _species_of(written) == first.species else first.name  # "minipigs" reads as "minipig"
-    return replace(parsed, fields={**parsed.fields, "species": raw}, guessed=parsed.guessed | {"species"})
+    return replace(
+        parsed,
+        fields={**parsed.fields, "species": raw},
+        guessed=parsed.guessed | {"species"},
+        intents=parsed.intents | {Intent.PROVIDE_METADATA},
+    )
 
 
 def _species_of(text: str) -> str | None:
@@ -656,7 +665,9 @@ _QUESTION_WORDS = _vocabulary(
     """what, what's, whats, how, how's, why, where, when, which, who, can, could, is, are, do, does, will,
     would, should, may, shall"""
 )
-_TRAILING_CHATTER = frozenset({"instead", "please", "thanks", "then", "sorry", "too", "probably", "maybe", "here"})
+_TRAILING_CHATTER = frozenset(
+    {"instead", "please", "thanks", "then", "sorry", "too", "probably", "maybe", "here", "obviously", "lol", "haha"}
+)
 # Words that say who without naming anyone ("a student recorded it").
 _NOT_NAMES = _vocabulary(
     """someone, somebody, nobody, everyone, everybody, people, person, student, students, postdoc, postdocs,
@@ -721,7 +732,7 @@ _DATE_RE = re.compile(
     rf"|(?:{_CLOCK})(?:\s*,\s*|\s+(?:on\s+)?){_CALENDAR})(?![\w/])",
     _I,
 )
-_THOUSANDS_RE = re.compile(r"\d,\d{3}")
+_THOUSANDS_RE = re.compile(r"\d,\d{3}|\d,\d{1,2}\s?(?:years?|yrs?|months?|weeks?|days?|y|mo|w|d)\b")  # and "1,5 years"
 _PARENTHESES_RE = re.compile(r"\([^()]*\)")
 # An all-capitals short name after the person is most often the institution's ("Dr. Ana Ruiz, UAB").
 _ACRONYM_RE = re.compile(r"[A-Z]{3,6}")

@@ -237,6 +237,11 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
         re.compile(
             rf"(?<![\w/])local\s{{1,3}}time\s{{1,3}}(?:in|at)\s{{1,3}}(?P<name>{places})(?![\w/])", re.IGNORECASE
         ),
+        # "14:00 Uhr, Berlin", "7:45 pm, São Paulo", "at 13:10, we're in Sydney": a place right after a clock
+        re.compile(
+            rf"(?<=\d)(?P<lead>\s?(?:[ap]\.?m\.?|uhr|h)?\s?,\s?(?:we'?re\s|we\sare\s)?(?:in\s)?)(?P<name>{places})(?![\w/])",
+            re.IGNORECASE,
+        ),
         # "14:20 CET", "2pm PST", "(JST)"
         re.compile(rf"(?<=\d)(?P<lead> ?(?:[ap]\.?m\.?)? ?\(? ?)(?P<name>{abbreviations})(?![\w/])\)?", re.IGNORECASE),
     )
@@ -255,7 +260,12 @@ def zone_mentions(text: str) -> list[ZoneMention]:
             zone = _zone_for(m.group("name"))
             if zone is False:
                 continue
-            found.append(ZoneMention(start, m.end(), zone or None, m.group("name")))
+            end = m.end()
+            opened = re.search(r"\(\s?$", text[max(0, start - 2) : start])
+            closed = re.match(r"\s?\)", text[end : end + 2])
+            if opened and closed:  # "08:05 (America/New_York)": the parentheses go with it
+                start, end = start - len(opened.group()), end + len(closed.group())
+            found.append(ZoneMention(start, end, zone or None, m.group("name")))
     return sorted(found, key=lambda mention: mention.start)
 
 

@@ -165,7 +165,29 @@ _SPECIES_BY_NAME: dict[str, str] = {
         "Rattus norvegicus",
     ),
     **dict.fromkeys(["black rat", "roof rat"], "Rattus rattus"),
-    **dict.fromkeys(["human", "humans", "person", "people", "patient", "participant"], "Homo sapiens"),
+    **dict.fromkeys(
+        [
+            "human",
+            "humans",
+            "person",
+            "people",
+            "patient",
+            "patients",
+            "participant",
+            "participants",
+            "volunteer",
+            "volunteers",
+            "child",
+            "children",
+            "infant",
+            "infants",
+            "donor",
+        ],
+        "Homo sapiens",
+    ),
+    # The common laboratory animals as the portal's users also name them.
+    **dict.fromkeys(["maus", "souris", "ratón", "raton", "topo", "camundongo"], "Mus musculus"),
+    **dict.fromkeys(["ratte", "rata", "ratto", "rato"], "Rattus norvegicus"),
     **dict.fromkeys(
         ["macaque", "macaques", "rhesus", "rhesus macaque", "rhesus monkey", "rhesus monkeys"],
         "Macaca mulatta",
@@ -441,6 +463,8 @@ _SEX_BY_WORD: dict[str, str] = {
     **dict.fromkeys(["f", "female", "females", "woman", "girl", "♀"], "F"),
     **dict.fromkeys(["u", "unknown", "unk", "?", "not known", "n/a", "na", "unsure", "undetermined"], "U"),
     **dict.fromkeys(["o", "other", "intersex"], "O"),
+    **dict.fromkeys(["männlich", "maennlich", "macho", "mâle", "male.", "maschio", "masculino", "homme", "mann"], "M"),
+    **dict.fromkeys(["weiblich", "hembra", "femelle", "femmina", "femenino", "feminino", "femme", "frau"], "F"),
     # C. elegans is the one species NWB records by karyotype.
     **dict.fromkeys(["xx", "hermaphrodite"], "XX"),
     "xo": "XO",
@@ -459,6 +483,11 @@ def normalize_sex(text: str) -> str:
 
 _AGE_UNITS: dict[str, str] = {
     **dict.fromkeys(["y", "yr", "yrs", "year", "years", "yo", "y/o", "y.o"], "Y"),
+    # The same units as the portal's users write them in German, Spanish, Portuguese, French, Italian.
+    **dict.fromkeys(["jahre", "jahr", "años", "año", "anos", "ano", "ans", "an", "anni", "anno"], "Y"),
+    **dict.fromkeys(["monate", "monat", "meses", "mes", "mois", "mesi", "mese"], "M"),
+    **dict.fromkeys(["wochen", "woche", "semanas", "semana", "semaines", "semaine", "settimane", "settimana"], "W"),
+    **dict.fromkeys(["tage", "tag", "días", "dias", "día", "dia", "jours", "jour", "giorni", "giorno"], "D"),
     **dict.fromkeys(["m", "mo", "mos", "mon", "month", "months"], "M"),
     **dict.fromkeys(["w", "wk", "wks", "week", "weeks"], "W"),
     # Birds count from hatching, which is their birth: "95 dph", "120 days post hatch".
@@ -470,7 +499,9 @@ _ISO_DURATION = re.compile(
     r"(T(?=\d)(\d+(?:\.\d+)?H)?(\d+(?:\.\d+)?M)?(\d+(?:\.\d+)?S)?)?$"
 )
 _POSTNATAL_DAY = re.compile(r"^(?:p|pnd|postnatal day)\s*(\d+)$")
-_POSTNATAL_DAYS = re.compile(r"^(?:p|pnd|postnatal days?)\s*(\d+)\s*(?:-|–|to)\s*(?:p|pnd)?\s*(\d+)$")
+_POSTNATAL_DAYS = re.compile(
+    r"^(?:between\s+)?(?:p|pnd|postnatal days?)\s*(\d+)\s*(?:-|–|to|and)\s*(?:p|pnd)?\s*(\d+)$"
+)
 _EMBRYONIC = re.compile(r"^(?:e|embryonic(?: day)?|gestational day|gd)\s*\d+(?:\.\d+)?$")
 _POST_FERTILISATION = re.compile(r"^\d+(?:\.\d+)?\s*(?:dpf|hpf|(?:days|hours)\s+post[\s-]fertili[sz]ation)$")
 _ISO_PARTS = re.compile(r"(\d+(?:\.\d+)?)([YMWDHS])")
@@ -642,6 +673,7 @@ _VAGUE_WORDS = re.compile(r"\b(?:around|about|approximately|approx|circa|ca|roug
 _UTC_PLUS = re.compile(r"\b(?:UTC|GMT)\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?\b", re.IGNORECASE)
 
 
+_DAY_PART = re.compile(r"\s+in\s+the\s+(morning|afternoon|evening)\b|\s+at\s+night\b", re.IGNORECASE)
 _CLOCK_WITH_DOT = re.compile(r"(?<![\d.:])(\d{1,2})[.h](\d{2})(?![\d.:])")
 
 
@@ -693,6 +725,9 @@ def _parse_written(raw: str, *, need_time: bool) -> datetime:
         )
     text = _UTC_PLUS.sub(lambda match: f" {match[1]}{int(match[2]):02d}:{match[3] or '00'}", raw)
     text = _CLOCK_WITH_DOT.sub(r"\1:\2", text)  # "9.30", "2.30pm", "14h20" (never "31.03.2024")
+    text = _DAY_PART.sub(lambda m: " am" if m.group(1).lower() == "morning" else " pm", text)  # "9:30 in the morning"
+    text = re.sub(r"(\d)(?:st|nd|rd|th)?\s+of\s+", r"\1 ", text, flags=re.IGNORECASE)  # "3rd of October"
+    text = re.sub(r"\b(?:um|uhr|à|a las|alle|om)\b", " ", text, flags=re.IGNORECASE)  # "um 14:00 Uhr"
     text = " ".join(_VAGUE_WORDS.sub(" ", text).split())
     numeric = _NUMERIC_DATE.search(text)
     day_first = False

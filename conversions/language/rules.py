@@ -719,7 +719,9 @@ _MONTH = (
     r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 )
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
-_CLOCK = r"\d{1,2}(?::\d{2}){1,2}(?:\.\d+)?(?:\s*[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\.?"
+_CLOCK = (
+    r"\d{1,2}(?::\d{2}){1,2}(?:\.\d+)?(?:\s*[ap]\.?m\.?)?|\d{1,2}[.h]\d{2}(?:\s*[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\.?"
+)
 _ZONE = r"z|utc|gmt|[+-]\d{2}:?\d{2}|[a-z]+/[a-z_]+|[ecmp][sd]t|cet|cest|bst"
 _CALENDAR = (
     rf"(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2,4}}|{_DAY}\s+{_MONTH},?\s+\d{{4}}"
@@ -1241,6 +1243,8 @@ def _is_question(segment: str) -> bool:
     words = _WORD_RE.findall(_plain(stripped))
     if not stripped.endswith("?") or not words:
         return False
+    if " or " in f" {stripped.lower()} ":  # "the university or the lab?"
+        return True
     # "what should I write here?", and its follow-up "just the technique?": asked, not answered.
     return words[0] in _QUESTION_WORDS or not _classify_segment(stripped, 0, len(stripped))[0].hard
 
@@ -1722,7 +1726,7 @@ def _part_start(text: str, start: int, position: int) -> int:
 
 
 def _is_declined(field: str, value: str) -> bool:
-    value = value.strip()
+    value = re.sub(r"\s*\([^()]*\)?\s*$", "", value.strip())  # "N/A (it was an automated rig)"
     if field == "sex" and _SEX_VALUE_RE.fullmatch(value):
         return False
     return bool(_DECLINED_VALUE_RE.fullmatch(value))
@@ -1737,6 +1741,8 @@ def _accepts(match: _LabelMatch, text: str, start: int, end: int) -> bool:
         return True
     if _is_declined(field, text[start:end]):
         return match.separator != "none"
+    if match.separator == "copula" and field in _FREE_TEXT_FIELDS and _judges(text, start, end):
+        return False  # "the description is too short", "is the institution right?": a remark, not a value
     pieces = _classify_segment(text, start, end)
     if any(piece.hard and field not in piece.fields for piece in pieces):
         return False  # "subject: rat R7" names a species too: read it as unlabeled data
@@ -1745,6 +1751,22 @@ def _accepts(match: _LabelMatch, text: str, start: int, end: int) -> bool:
     if match.label.needs_cue or (match.separator == "none" and not match.opens_part):
         return False
     return _fits(field, text[start:end])
+
+
+_JUDGEMENT_RE = re.compile(
+    r"(?:too|quite|very|so|ok|okay|fine|wrong|right|correct|good|great|short|long|missing|empty|not|still|probably"
+    r"|already|enough)(?![\w'])",
+    _I,
+)
+
+
+def _judges(text: str, start: int, end: int) -> bool:
+    """Whether what follows "the <field> is" judges the value or asks about it, instead of giving it."""
+    return (
+        bool(_JUDGEMENT_RE.match(text, start))
+        or text[start:end].rstrip().endswith("?")
+        or (_about_the_conversation(text[start:end]))
+    )
 
 
 def _is_elsewhere(field: str, text: str, start: int, end: int) -> bool:

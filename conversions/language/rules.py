@@ -99,7 +99,7 @@ from conversions.language.brain_areas import brain_area
 from conversions.language.subjects import SubjectMention, subject_mentions
 from conversions.language.zones import ZoneMention, is_place, zone_mentions
 from conversions.nwb.fields import FIELDS, SUBJECT_FIELDS
-from conversions.nwb.normalizers import normalize_species, species_mentions
+from conversions.nwb.normalizers import normalize_datetime, normalize_species, species_mentions
 
 
 class Intent(StrEnum):
@@ -186,8 +186,8 @@ def _with_prose(text: str, parsed: ParsedMessage) -> ParsedMessage:
     }
     fields, guessed = dict(parsed.fields), set(parsed.guessed)
     start = found["session_start_time"]
-    if start and fields.get("session_start_time", "\0") in start.value:  # "Recording date: 10 Feb 2024, start 13:05"
-        del fields["session_start_time"]
+    if start and "session_start_time" in fields and _unreadable_time(fields["session_start_time"]):
+        del fields["session_start_time"]  # "Recording date: 10 Feb 2024, start 13:05": the sentence gives the time
     for name, stated in found.items():
         if stated is None or name in fields or name in parsed.skipped:
             continue
@@ -219,6 +219,14 @@ def _tidied(parsed: ParsedMessage, text: str = "") -> ParsedMessage:
     return replace(
         parsed, fields=fields, corrections=parsed.corrections & set(fields), guessed=parsed.guessed & set(fields)
     )
+
+
+def _unreadable_time(raw: str) -> bool:
+    try:
+        normalize_datetime(raw, "UTC")
+    except ValueError:
+        return True
+    return False
 
 
 def _with_subject(text: str, parsed: ParsedMessage, subjects: list[SubjectMention]) -> ParsedMessage:
@@ -836,6 +844,7 @@ _LEADING_CHATTER_RE = re.compile(
     r"|i'?m|i\s+am|(?:my\s+)?name'?s|my\s+name\s+is|(?:i|we)\s+(?:work|am|are)\s+in|myself"
     r"|bonjour|hola|buenas|buenos\s+d[ií]as|ciao|hallo|salut|namaste|greetings|good\s+(?:morning|afternoon|evening)"
     r"|ol[aá]|soy|je\s+suis|ich\s+bin|sono|dear\s+(?:all|team|sir|madam|sir/madam)|salve|salam|shalom|merhaba"
+    r"|buongiorno|buonasera|bonsoir|gr[üu]ezi|goedemorgen|goedemiddag|dzie[ńn]\s+dobry|dobr[ýy]\s+den|god\s+morgen"
     r"|guten\s+(?:tag|morgen|abend)|boa\s+(?:tarde|noite)|bom\s+dia|buenas\s+(?:tardes|noches)|konnichiwa|ni\s+hao"
     r"|hej|hei|moin|servus|namaskar|sawubona|habari|[^\x00-\u024f\s]+[!！]?"
     r"|i\s+(?:think|guess|believe)|by|from)(?![\w'])[\s,:.!-]*)+",
@@ -845,7 +854,9 @@ _PRONOUN_RE = re.compile(r"(?<![\w'])(?:she|he)(?![\w])", _I)
 _PRONOUN_SEX = {"she": "F", "he": "M"}
 _HERE_RE = re.compile(r"\s+here\s*,?$", _I)
 _ROLE_RE = re.compile(
-    r"(?:an?\s+)?(?:(?:phd|graduate|grad|master'?s|undergrad(?:uate)?)\s+student|student|postdoc|post-doc"
+    r"(?:doing|finishing|pursuing)\s+(?:my|a|the)\s+(?:phd|doctorate|master'?s|masters|postdoc|thesis)"
+    r"|working\s+as\s+(?:an?\s+)?[\w\s]{3,30}"
+    r"|(?:an?\s+)?(?:(?:phd|graduate|grad|master'?s|undergrad(?:uate)?)\s+student|student|postdoc|post-doc"
     r"|postdoctoral\s+(?:fellow|researcher)|research\s+(?:fellow|assistant|scientist)|technician|professor|pi"
     r"|researcher|scientist|fellow)",
     _I,
@@ -1435,7 +1446,8 @@ def _affiliation(value: str) -> tuple[int, int] | None:
             return head_end, m.end()
         # A first name alone ("Priya from the Allen Institute") or a role ("postdoc at Columbia").
         named_place = _is_known_institution(tail) or _is_institution(tail)
-        if named_place and (_first_name(head) or _ROLE_RE.fullmatch(head.strip())):
+        role = _ROLE_RE.fullmatch(head.strip())  # after a role, any name is the place: "doing my PhD at NCBS"
+        if (named_place and _first_name(head)) or (role and (named_place or _is_affiliation(tail))):
             return head_end, m.end()
     return None
 
@@ -1741,13 +1753,15 @@ def _accepts(match: _LabelMatch, text: str, start: int, end: int) -> bool:
         return True
     if _is_declined(field, text[start:end]):
         return match.separator != "none"
-    if match.separator == "copula" and field in _FREE_TEXT_FIELDS and _judges(text, start, end):
+    if match.separator in ("copula", "none") and field in _FREE_TEXT_FIELDS and _judges(text, start, end):
         return False  # "the description is too short", "is the institution right?": a remark, not a value
     pieces = _classify_segment(text, start, end)
     if any(piece.hard and field not in piece.fields for piece in pieces):
         return False  # "subject: rat R7" names a species too: read it as unlabeled data
     if any(field in piece.fields for piece in pieces):
         return True
+    if field == "experimenter" and match.label.needs_cue and _person(_tidy_person(text[start:end])):
+        return True  # "made by our postdoc Tomas Berg"
     if match.label.needs_cue or (match.separator == "none" and not match.opens_part):
         return False
     return _fits(field, text[start:end])
@@ -2208,7 +2222,8 @@ _BEFORE_NAME = _vocabulary(
     """hi, hello, hey, bonjour, hola, buenas, ciao, hallo, salut, namaste, greetings, dear, ola, olá, soy, sono,
     myself, me, name, who, my, our, the, a, an, i, im, i'm, am, is, it's, its, this, lab, tech, technician, here,
     postdoc, student, phd, pi, supervisor, manager, sir, madam, sir/madam, -, –, —, by, was, were, yes, ok, so,
-    undergrad, grad, colleague, labmate, salve, salam, guten, tag, boa, tarde, dia, shalom, merhaba"""
+    undergrad, grad, colleague, labmate, salve, salam, guten, tag, boa, tarde, dia, shalom, merhaba, buongiorno,
+    buonasera, bonsoir, grüezi, goedemorgen"""
 )
 
 

@@ -83,6 +83,9 @@ def subject_mentions(text: str, vocabulary: frozenset[str]) -> list[SubjectMenti
             value = m.group("id")
             if not _is_id(value, text, m.end("id"), vocabulary, named=index == 1):
                 continue
+            linked = index == 0 and text[m.end("noun") : m.start("id")].strip(" '\"‘’“”")
+            if linked and re.fullmatch(r"P\d{1,3}[DWMY]?", value):
+                continue  # "the mouse was P75" is its age; "pig P4" (no word between) names it
             if any(m.start() < other.end and other.start < m.end() for other in found):
                 continue
             noun = m.group("noun") if "noun" in pattern.groupindex else ""

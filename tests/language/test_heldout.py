@@ -1,0 +1,25 @@
+"""The held-out sets stay read as well as they were when this reader was last changed (bench/dialogues.py
+prints the figures; the first-run ones are in tests/language/heldout.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.language.heldout import HELD_OUT_SETS, score
+
+# What the reader reaches today; a change that reads fewer of these fields right is a regression.
+FLOORS = {"A": 0.925, "B": 0.88}
+
+
+@pytest.mark.parametrize("name", list(HELD_OUT_SETS))
+def test_held_out_set_is_read_as_well_as_before(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    result = score(HELD_OUT_SETS[name])
+    with capsys.disabled():
+        print(f"\nheld-out set {name}: {result.line()}")
+    assert result.accuracy >= FLOORS[name]
+
+
+def test_every_held_out_set_has_a_floor_and_a_first_run() -> None:
+    from tests.language.heldout import FIRST_RUN
+
+    assert set(FLOORS) == set(HELD_OUT_SETS) == set(FIRST_RUN)

@@ -1,0 +1,207 @@
+"""The classes of sentences the chat must read, each as a table of messages written for these tests
+(none of them is in the held-out sets, which measure the reader; these keep it right), checked on the
+values the portal stores. A field missing from `want` must not be read at all."""
+
+from __future__ import annotations
+
+import pytest
+
+from conversions.language.rules import parse_message
+from tests.language.heldout import same_value, stored_values
+
+ASKED_FIRST = ("experimenter", "institution", "experiment_description", "subject_id", "species", "sex", "age")
+NOTHING_ASKED: tuple[str, ...] = ()
+
+Row = tuple[str, tuple[str, ...], dict[str, str]]
+
+
+def check(text: str, asking: tuple[str, ...], want: dict[str, str], only: tuple[str, ...] = ()) -> None:
+    parsed = parse_message(text, asking_for=asking)
+    found = stored_values(parsed)
+    for name, value in want.items():
+        assert same_value(name, found.get(name), value), f"{name}: {found.get(name)!r}, want {value!r}"
+    for name in only or found:
+        if name not in want:
+            assert name not in found, f"{name} read as {found[name]!r} from {text!r}"
+
+
+# --- intros and role verbs ------------------------------------------------------------------------
+
+INTROS: list[Row] = [
+    (
+        "I'm Hedwig Olsen from the University of Bergen",
+        ASKED_FIRST,
+        {"experimenter": "Olsen, Hedwig", "institution": "University of Bergen"},
+    ),
+    (
+        "Farid Nasser here, from the Pasteur Institute in Lille",
+        ASKED_FIRST,
+        {"experimenter": "Nasser, Farid", "institution": "Pasteur Institute"},
+    ),
+    ("this is Keiko Ono at RIKEN CBS", ASKED_FIRST, {"experimenter": "Ono, Keiko", "institution": "RIKEN CBS"}),
+    (
+        "Buongiorno, sono Marta Bellini, Università di Padova",
+        ASKED_FIRST,
+        {"experimenter": "Bellini, Marta", "institution": "Università di Padova"},
+    ),
+    (
+        "It was Ruth Adler who recorded it, at Tel Aviv University",
+        ASKED_FIRST,
+        {"experimenter": "Adler, Ruth", "institution": "Tel Aviv University"},
+    ),
+    ("Myself Arjun Menon, doing my PhD at NCBS", ASKED_FIRST, {"experimenter": "Menon, Arjun", "institution": "NCBS"}),
+]
+
+ROLES: list[Row] = [
+    ("PI: Prof. Elena Russo. Experimenter: Luca Conti.", NOTHING_ASKED, {"experimenter": "Conti, Luca"}),
+    ("the recordings were made by our postdoc Tomas Berg", NOTHING_ASKED, {"experimenter": "Berg, Tomas"}),
+    (
+        "Recorded by Iris Vogel and Jonas Brandt, Charité",
+        ASKED_FIRST,
+        {"experimenter": "Vogel, Iris; Brandt, Jonas", "institution": "Charité"},
+    ),
+    ("Experimenter(s): Maya Cohen, Eli Levi", NOTHING_ASKED, {"experimenter": "Cohen, Maya; Levi, Eli"}),
+    ("Experimenter: Park Ji-woo (Park is the family name)", NOTHING_ASKED, {"experimenter": "Park, Ji-woo"}),
+    ("expirementer: Noa Friedman", NOTHING_ASKED, {"experimenter": "Friedman, Noa"}),
+]
+
+# --- institutions: prepositions, departments, places -----------------------------------------------
+
+INSTITUTIONS: list[Row] = [
+    (
+        "institution: University of Leeds, School of Biomedical Sciences",
+        NOTHING_ASKED,
+        {"institution": "University of Leeds"},
+    ),
+    ("Aarhus University, Aarhus", ("institution",), {"institution": "Aarhus University"}),
+    ("instution: SISSA (Trieste)", NOTHING_ASKED, {"institution": "SISSA"}),
+    ("we're at the Francis Crick Institute in London", NOTHING_ASKED, {"institution": "Francis Crick Institute"}),
+    ("University College London", ("institution",), {"institution": "University College London"}),
+    ("University of Michigan", ("institution",), {"institution": "University of Michigan"}),
+]
+
+# --- subjects in prose --------------------------------------------------------------------------
+
+SUBJECTS: list[Row] = [
+    (
+        "the cells came from mouse QX-31, a male",
+        NOTHING_ASKED,
+        {"subject_id": "QX-31", "sex": "M", "species": "Mus musculus"},
+    ),
+    ("Rat number is 5527, female", NOTHING_ASKED, {"subject_id": "5527", "sex": "F", "species": "Rattus norvegicus"}),
+    (
+        "the marmoset is called Kiki, she is 3 years old",
+        NOTHING_ASKED,
+        {"subject_id": "Kiki", "age": "P3Y", "species": "Callithrix jacchus"},
+    ),
+    ("monkey 'Pablo', male rhesus", NOTHING_ASKED, {"subject_id": "Pablo", "sex": "M", "species": "Macaca mulatta"}),
+    (
+        "patient EP-118, a 52-year-old woman",
+        NOTHING_ASKED,
+        {"subject_id": "EP-118", "sex": "F", "age": "P52Y", "species": "Homo sapiens"},
+    ),
+    ("Subject: Egyptian fruit bat 2210, male", NOTHING_ASKED, {"subject_id": "2210", "sex": "M"}),
+    ("adult, male", ("subject_id", "sex"), {"sex": "M"}),
+]
+
+SPECIES: list[Row] = [
+    ("we record grid cells in freely moving rats with tetrodes", ASKED_FIRST, {"species": "Rattus norvegicus"}),
+    (
+        "whole-cell recordings in slices from C57BL/6J mice",
+        ASKED_FIRST,
+        {"species": "Mus musculus", "strain": "C57BL/6J"},
+    ),
+    ("ECoG in an epilepsy patient", ASKED_FIRST, {"species": "Homo sapiens"}),
+    ("two-photon imaging in zebrafish larvae", ASKED_FIRST, {"species": "Danio rerio"}),
+    ("recordings in rats and mice", ASKED_FIRST, {}),  # two species: asked, not guessed
+]
+
+AGES: list[Row] = [
+    ("she was eleven weeks old", NOTHING_ASKED, {"age": "P11W"}),
+    ("a 14-week-old male", NOTHING_ASKED, {"age": "P14W", "sex": "M"}),
+    ("63 y/o", ("age",), {"age": "P63Y"}),
+    ("between 10 and 12 weeks", ("age",), {"age": "P10W/P12W"}),
+    ("110 days post hatch", ("age",), {"age": "P110D"}),
+    ("2 years 5 months", ("age",), {"age": "P2Y5M"}),
+    ("we implanted the probe for 6 weeks, the mouse was P75", NOTHING_ASKED, {"age": "P75D"}),
+]
+
+SEXES: list[Row] = [
+    ("sex was not determined", NOTHING_ASKED, {"sex": "U"}),
+    ("we never checked the sex of these larvae", NOTHING_ASKED, {"sex": "U"}),
+    ("mouse K-2, weiblich, 9 Wochen", NOTHING_ASKED, {"sex": "F", "age": "P9W", "subject_id": "K-2"}),
+]
+
+# --- dates, times and zones in words --------------------------------------------------------------
+
+TIMES: list[Row] = [
+    ("recorded on 14 June 2023 at 10.45", NOTHING_ASKED, {"session_start_time": "2023-06-14T10:45:00+00:00"}),
+    ("Recording date: 2 Dec 2022, start 15:20", NOTHING_ASKED, {"session_start_time": "2022-12-02T15:20:00+00:00"}),
+    (
+        "the session started at 09:10 on 7 March 2024",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-03-07T09:10:00+00:00"},
+    ),
+    (
+        "it started 5 May 2024 at 2:15pm Helsinki time",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-05-05T14:15:00+03:00", "timezone": "Europe/Helsinki"},
+    ),
+    ("timezone: America/Denver", NOTHING_ASKED, {"timezone": "America/Denver"}),
+    (
+        "2023-01-12 16:00 Pacific time",
+        ("session_start_time",),
+        {"session_start_time": "2023-01-12T16:00:00-08:00", "timezone": "America/Los_Angeles"},
+    ),
+    (
+        "2023-08-30 10:00, Vienna",
+        ("session_start_time",),
+        {"session_start_time": "2023-08-30T10:00:00+02:00", "timezone": "Europe/Vienna"},
+    ),
+]
+
+# --- the recording location and patch-clamp ids --------------------------------------------------
+
+LOCATIONS: list[Row] = [
+    ("tetrodes in dorsal CA3 of rats", ASKED_FIRST, {"location": "dorsal CA3"}),
+    ("Neuropixels in the primary somatosensory cortex", ASKED_FIRST, {"location": "primary somatosensory cortex"}),
+    ("recording site: lateral amygdala", NOTHING_ASKED, {"location": "lateral amygdala"}),
+    ("we patch retinal ganglion cells", ASKED_FIRST, {}),  # a cell type, not an area
+    ("cell c7 in slice 2", NOTHING_ASKED, {"cell_id": "c7", "slice_id": "2"}),
+]
+
+# --- remarks, complaints and questions are answered, not stored --------------------------------
+
+REMARKS: list[Row] = [
+    ("the description you show is too short", NOTHING_ASKED, {}),
+    ("hmm, do I really need the strain for this?", NOTHING_ASKED, {}),
+    ("sorry, it's been a very long day in the lab", NOTHING_ASKED, {}),
+    ("the upload was slow today", NOTHING_ASKED, {}),
+    ("what do you mean by location, the brain area or the rig?", NOTHING_ASKED, {}),
+    ("nice to meet you!", ASKED_FIRST, {}),
+]
+
+TABLES = {
+    "intros": INTROS,
+    "roles": ROLES,
+    "institutions": INSTITUTIONS,
+    "subjects": SUBJECTS,
+    "species": SPECIES,
+    "ages": AGES,
+    "sexes": SEXES,
+    "times": TIMES,
+    "locations": LOCATIONS,
+    "remarks": REMARKS,
+}
+# Fields a row's `want` is complete for: only these are checked for values that should not be there
+# (a row about ages says nothing of the species the same sentence may name).
+_COMPLETE = {"species": ("species",), "locations": ("location",), "remarks": ()}
+
+
+@pytest.mark.parametrize(
+    ("table", "text", "asking", "want"),
+    [pytest.param(name, *row, id=f"{name}: {row[0][:60]}") for name, rows in TABLES.items() for row in rows],
+)
+def test_what_scientists_type(table: str, text: str, asking: tuple[str, ...], want: dict[str, str]) -> None:
+    only = _COMPLETE.get(table, tuple(want))
+    check(text, asking, want, only=only)

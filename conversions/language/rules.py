@@ -164,7 +164,10 @@ def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     parsed = _MessageReader(blanked, asked).read()
     parsed = _with_subject(text, parsed, subjects)
     parsed = _with_zone(parsed, zones)
-    parsed = _with_prose(blanked, _tidied(parsed, text))
+    parsed = _tidied(parsed, text)
+    if parsed.intents & _NOT_ABOUT_THE_SUBJECT:  # "this keeps failing on the V1 file": no value in passing
+        return parsed
+    parsed = _with_prose(blanked, parsed)
     return _with_species(text, _with_location(text, parsed))
 
 
@@ -267,11 +270,8 @@ def _with_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
     """The one species a message names in passing ("tetrodes in rats", "an epilepsy patient", "a
     C57BL/6J"), when no part of it was read as the species; outside names of people and places. A
     guess, like any unlabeled value: it fills an empty species, never replaces one."""
-    if (
-        "species" in parsed.fields
-        or "species" in parsed.skipped
-        or (Intent.HELP in parsed.intents and not parsed.fields)
-    ):
+    # "can I talk to a human?" asks for help; it names no subject.
+    if "species" in parsed.fields or "species" in parsed.skipped or parsed.intents & _NOT_ABOUT_THE_SUBJECT:
         return parsed
     for name in ("experimenter", "institution", "lab", "keywords"):
         value = parsed.fields.get(name)
@@ -289,6 +289,10 @@ def _with_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
         guessed=parsed.guessed | {"species"},
         intents=parsed.intents | {Intent.PROVIDE_METADATA},
     )
+
+
+# Messages that ask for something rather than tell: nothing they name in passing is a value.
+_NOT_ABOUT_THE_SUBJECT = frozenset({Intent.HELP, Intent.REQUEST_HELP, Intent.FRUSTRATED, Intent.CANCEL, Intent.STATUS})
 
 
 def _species_of(text: str) -> str | None:

@@ -179,6 +179,8 @@ REMARKS: list[Row] = [
     ("the upload was slow today", NOTHING_ASKED, {}),
     ("what do you mean by location, the brain area or the rig?", NOTHING_ASKED, {}),
     ("nice to meet you!", ASKED_FIRST, {}),
+    ("this keeps failing on the V1 file!", NOTHING_ASKED, {}),  # frustration: nothing named in passing is a value
+    ("can I talk to a human?", NOTHING_ASKED, {}),  # a request for help, not a species
 ]
 
 TABLES = {

@@ -204,3 +204,20 @@ def _one_id(pattern: re.Pattern[str], text: str) -> Stated | None:
     found = [m for m in pattern.finditer(text) if not re.match(r"\s*(?:-|to|and)\s*\d", text[m.end() :])]
     ids = list(dict.fromkeys(m.group("id") for m in found))
     return Stated(ids[0], True) if ids else None  # "the cell was c5, not c3": the first named
+
+
+# The writer naming themselves beside "I" or "me": "I (Hana Novak) ran the rig", "recorded by me (Dan
+# O'Brien)", "Marta Silva (I recorded)", "lucía fernández (i did the recordings)", "the only
+# experimenter (Kwame Mensah)".
+_NAME = r"[^\W\d_][\w'’-]+(?:\s[^\W\d_][\w'’-]+){1,3}"
+_SELF_NAMED_RES = (
+    re.compile(rf"(?<![\w'])(?:I|me|myself)\s?\(\s?(?P<name>{_NAME})\s?[),]"),
+    re.compile(rf"(?<![\w'’-])(?P<name>{_NAME})\s?\([^()]{{0,40}}?(?<![\w'])(?:I|i|me)(?![\w'])[^()]{{0,60}}\)"),
+    re.compile(rf"(?i:experimenter)\s?\(\s?(?P<name>{_NAME})\s?\)"),
+)
+
+
+def self_named(text: str) -> Stated | None:
+    """The name the writer gives for themselves in parentheses, when there is one."""
+    names = {m.group("name") for pattern in _SELF_NAMED_RES for m in pattern.finditer(text)}
+    return Stated(names.pop(), True) if len(names) == 1 else None

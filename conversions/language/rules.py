@@ -188,6 +188,15 @@ def _with_prose(text: str, parsed: ParsedMessage) -> ParsedMessage:
         "slice_id": prose.slice_id(text),
     }
     fields, guessed = dict(parsed.fields), set(parsed.guessed)
+    writer = prose.self_named(text)
+    name = _tidy_person(writer.value) if writer else ""
+    current = fields.get("experimenter")
+    replaceable = current is None or "experimenter" in parsed.guessed or not _person(current)
+    if name and (_person(name) or _plain_name(name)) and replaceable:
+        fields["experimenter"] = name  # "I (Hana Novak) ran the rig"
+        guessed.discard("experimenter")
+        if fields.get("experiment_description", "").startswith(writer.value if writer else "\0"):
+            del fields["experiment_description"]  # "lucía fernández (i did the recordings)" describes no experiment
     start = found["session_start_time"]
     if start and "session_start_time" in fields and _unreadable_time(fields["session_start_time"]):
         del fields["session_start_time"]  # "Recording date: 10 Feb 2024, start 13:05": the sentence gives the time
@@ -350,7 +359,9 @@ class _Label:
     intro: _Intro
     needs_cue: bool = False  # the value must have a content cue for the field ("I'm Jane Smith")
     generic: bool = False  # even after ":", the value must fit ("mouse: female" is not an id)
-    leads: bool = False  # names who leads the lab (PI, supervisor): the experimenter only if no one else is named
+    # Names who leads the lab (PI, supervisor) or who writes ("I'm …"): the experimenter only if no one
+    # else is named.
+    leads: bool = False
 
 
 _S, _C, _L, _P = _Intro.STRICT, _Intro.COPULA, _Intro.LOOSE, _Intro.PHRASE
@@ -379,9 +390,11 @@ _LABELS: dict[str, _Label] = {
     "conducted by": _Label("experimenter", _P),
     "acquired by": _Label("experimenter", _P),
     "done by": _Label("experimenter", _P),
-    "my name is": _Label("experimenter", _P),
-    "i am": _Label("experimenter", _P, needs_cue=True),
-    "i'm": _Label("experimenter", _P, needs_cue=True),
+    # Who writes is the experimenter unless the message names who recorded ("I'm Ana Costa, the
+    # technician. The experiments were performed by Dr. Pedro Alves").
+    "my name is": _Label("experimenter", _P, leads=True),
+    "i am": _Label("experimenter", _P, needs_cue=True, leads=True),
+    "i'm": _Label("experimenter", _P, needs_cue=True, leads=True),
     "institution": _Label("institution", _L),
     "affiliation": _Label("institution", _L),
     "where": _Label("institution", _S, generic=True),
@@ -567,7 +580,7 @@ _NAME_PARTICLES = _vocabulary(
 # Abbreviations whose period ends neither a sentence nor a value.
 _ABBREVIATIONS = _vocabulary(
     """dr, prof, mr, mrs, ms, mx, st, jr, sr, vs, etc, e.g, i.e, eg, ie, approx, ca, univ, inst, dept, fig,
-    al, inc, ltd, co, no"""
+    al, inc, ltd, co, no, rer, nat, med, phil, dott, mgr, ing, exp, expt"""
 )
 
 _INSTITUTION_WORDS = _vocabulary(
@@ -1771,6 +1784,13 @@ def _accepts(match: _LabelMatch, text: str, start: int, end: int) -> bool:
     return _fits(field, text[start:end])
 
 
+# A person introduced with a role that is not recording: "Isabelle Roy, the PI", "Dr. Sam Foster, postdoc,
+# just uploading".
+_LEAD_ROLE_RE = re.compile(
+    r"(?:,|\()\s*(?:the\s+|his\s+|her\s+|their\s+|our\s+)?(?:pi|supervisor|lab\s+manager|lab\s+head|head\s+of)\b"
+    r"|just\s+upload",
+    _I,
+)
 _JUDGEMENT_RE = re.compile(
     r"(?:too|quite|very|so|ok|okay|fine|wrong|right|correct|good|great|short|long|missing|empty|not|still|probably"
     r"|already|enough)(?![\w'])",
@@ -1796,6 +1816,9 @@ def _is_elsewhere(field: str, text: str, start: int, end: int) -> bool:
         return True
     if field == "keywords":
         return False
+    remark = _PARENTHESIS_AT_END_RE.search(text, start, end)  # "Liu Yang (family names first)"
+    if remark and remark.start() > start:
+        end = remark.start()
     pieces = _classify_segment(text, start, end)
     if any(piece.hard and piece.fields and field not in piece.fields for piece in pieces):
         return True
@@ -1853,7 +1876,7 @@ def _labeled_fields(text: str, start: int, end: int) -> tuple[list[_Value], set[
                     value_end,
                     labeled=True,
                     correction=match.correction,
-                    leads=match.label.leads,
+                    leads=match.label.leads or bool(_LEAD_ROLE_RE.search(text, value_start, value_end)),
                 )
             )
             place = _place_after(match.label.field, text, value_end, rest_start, limit)

@@ -103,6 +103,12 @@ _AGE_CUE_RE = re.compile(r"\bold\b|\bage\b|\baged\b|\bP\d", _I)
 
 def age(text: str, sentences: list[tuple[int, int]]) -> Stated | None:
     """The one age the message states ("12 weeks old", "P21", "6 years 3 months", "27 y/o")."""
+    candidates = ages(text, sentences)
+    return candidates[0] if len({s.value.lower() for s in candidates}) == 1 else None
+
+
+def ages(text: str, sentences: list[tuple[int, int]]) -> list[Stated]:
+    """Every age the message states, those said to be ages ("old", "P21") if there are any."""
     found: list[Stated] = []
     for start, end in sentences:
         sentence = text[start:end]
@@ -114,8 +120,7 @@ def age(text: str, sentences: list[tuple[int, int]]) -> Stated | None:
                 continue  # "a day", "a year" without "old" is a duration in passing
             found.append(Stated(value, bool(_AGE_CUE_RE.search(value))))
     cued = [stated for stated in found if stated.cued]
-    candidates = cued or found
-    return candidates[0] if len({s.value.lower() for s in candidates}) == 1 else None
+    return cued or found
 
 
 _SEX_WORDS = {

@@ -139,6 +139,9 @@ class ParsedMessage:
     # names more than one zone, so the portal asks instead of picking an offset.
     timezone: str | None = None
     unclear_zone: str | None = None
+    # Fields the message gives two plausible values for ("recordings in rats and mice", "P45 … 3
+    # months"): none is taken, and the portal asks which, naming both.
+    choices: dict[str, tuple[str, ...]] = dataclass_field(default_factory=dict, compare=False)
 
 
 def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage:
@@ -200,6 +203,10 @@ def _with_prose(text: str, parsed: ParsedMessage) -> ParsedMessage:
     start = found["session_start_time"]
     if start and "session_start_time" in fields and _unreadable_time(fields["session_start_time"]):
         del fields["session_start_time"]  # "Recording date: 10 Feb 2024, start 13:05": the sentence gives the time
+    choices = dict(parsed.choices)
+    said_ages = list(dict.fromkeys(s.value for s in prose.ages(text, sentences)))
+    if found["age"] is None and len(said_ages) > 1 and "age" not in fields:
+        choices["age"] = tuple(said_ages)  # "P45 … she was 3 months": asked, naming both
     for name, stated in found.items():
         if stated is None or name in fields or name in parsed.skipped:
             continue
@@ -207,9 +214,13 @@ def _with_prose(text: str, parsed: ParsedMessage) -> ParsedMessage:
         if not stated.cued:
             guessed.add(name)
     if fields == parsed.fields:
-        return parsed
+        return replace(parsed, choices=choices) if choices != parsed.choices else parsed
     return replace(
-        parsed, fields=fields, guessed=frozenset(guessed), intents=parsed.intents | {Intent.PROVIDE_METADATA}
+        parsed,
+        fields=fields,
+        guessed=frozenset(guessed),
+        intents=parsed.intents | {Intent.PROVIDE_METADATA},
+        choices=choices,
     )
 
 
@@ -287,8 +298,11 @@ def _with_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
         if value:
             text = text.replace(value, " " * len(value))
     mentions = species_mentions(text)
-    if len({mention.species for mention in mentions}) != 1:
-        return parsed  # none, or several: the species stays a question
+    named = list(dict.fromkeys(mention.species for mention in mentions))
+    if len(named) > 1:  # "recordings in rats and mice": asked, naming both
+        return replace(parsed, choices={**parsed.choices, "species": tuple(named)})
+    if not named:
+        return parsed
     first = mentions[0]
     written = text[first.start : first.end]
     raw = written if _species_of(written) == first.species else first.name  # "minipigs" reads as "minipig"

@@ -695,7 +695,7 @@ def _user_message(view: SessionView, event: UserMessage) -> Step:
     updates, problems = _normalized(view, raw_fields, llm_fields=event.llm_fields)
     problems = [*zone_lines, *problems]
     updates, kept = _without_guesses_over_values(view, parsed, updates)
-    problems = [*kept, *problems]
+    problems = [*kept, *_choice_questions(view, parsed, updates), *problems]
     declined = set(memory.declined)
     if Intent.SKIP_ALL in parsed.intents:
         memory = memory.model_copy(update={"minimal": True})
@@ -973,6 +973,19 @@ def _from_registry(view: SessionView, updates: dict[str, FieldValue]) -> tuple[d
 def change_line(name: str, before: Any, after: Any) -> str:
     """How a change of a value already set is shown: "institution: MIT → Stanford"."""
     return f"{_label(name)}: {_show(before)} → {_show(after)}"
+
+
+def _choice_questions(view: SessionView, parsed: ParsedMessage, updates: dict[str, FieldValue]) -> list[str]:
+    """One short question naming both readings, for a field the message gives two values for and
+    that is not set yet ("You named Rattus norvegicus and Mus musculus: which is the species?")."""
+    questions = []
+    for name, options in parsed.choices.items():
+        existing = view.metadata.get(name)
+        if name in updates or name not in FIELDS or (existing is not None and existing.value not in (None, "", [])):
+            continue
+        named = " and ".join(options[:2]) if len(options) <= 2 else ", ".join(options[:-1]) + f" and {options[-1]}"
+        questions.append(f"You named {named}: which is the {_label(name)}? Say “{_label(name)}: …”.")
+    return questions
 
 
 def _unclear_zone_text(said: str, start_time: str | None) -> str:

@@ -164,3 +164,29 @@ def test_no_pair_of_messages_changes_a_value_without_showing_it(first: str, seco
         assert policy.change_line(name, old.value, entry.value) in reply, (first, second, name)
         assert name in parsed.fields, (first, second, name)
         assert name not in parsed.guessed or name in asked or name in parsed.corrections, (first, second, name)
+
+
+# --- two plausible readings: one short question naming both -------------------------------------
+
+
+def test_two_species_in_one_message_are_asked_about_naming_both() -> None:
+    d = Dialogue()
+    d.detected()
+    step = d.say("Jane Smith, MIT, tetrode recordings in rats and mice, subject R-7, male, P60")
+    assert "species" not in d.view.metadata
+    assert "You named Rattus norvegicus and Mus musculus: which is the species?" in d.text
+    assert step.memory.asking_for and "species" in step.memory.asking_for
+
+
+def test_two_ages_in_one_message_are_asked_about_naming_both() -> None:
+    d = plan_shown()
+    d.view = d.view.model_copy(update={"metadata": {k: v for k, v in d.view.metadata.items() if k != "age"}})
+    d.say("she was P45 at surgery and 9 weeks old at the recording")
+    assert "age" not in d.view.metadata
+    assert "You named P45 and 9 weeks old: which is the age?" in d.text
+
+
+def test_a_choice_is_not_asked_when_the_field_is_set() -> None:
+    d = plan_shown()
+    d.say("we also keep rats and mice in the same room")
+    assert d.value("species") == "Mus musculus" and "which is the species" not in d.text

@@ -876,6 +876,7 @@ _LEADING_CHATTER_RE = re.compile(
     r"|bonjour|hola|buenas|buenos\s+d[ií]as|ciao|hallo|salut|namaste|greetings|good\s+(?:morning|afternoon|evening)"
     r"|ol[aá]|soy|je\s+suis|ich\s+bin|sono|dear\s+(?:all|team|sir|madam|sir/madam)|salve|salam|shalom|merhaba"
     r"|buongiorno|buonasera|bonsoir|gr[üu]ezi|goedemorgen|goedemiddag|dzie[ńn]\s+dobry|dobr[ýy]\s+den|god\s+morgen"
+    r"|morning|afternoon|evening|good\s+day|hiya|howdy"
     r"|guten\s+(?:tag|morgen|abend)|boa\s+(?:tarde|noite)|bom\s+dia|buenas\s+(?:tardes|noches)|konnichiwa|ni\s+hao"
     r"|hej|hei|moin|servus|namaskar|sawubona|habari|[^\x00-\u024f\s]+[!！]?"
     r"|i\s+(?:think|guess|believe)|by|from)(?![\w'])[\s,:.!-]*)+",
@@ -1547,8 +1548,8 @@ def _one_person(value: str) -> str | None:
     for token in names:
         bare = token.rstrip(".,")
         lowered = bare.lower()
-        if lowered in _NAME_PARTICLES:
-            continue
+        if lowered in _NAME_PARTICLES and not (bare[:1].isupper() and capitalised):
+            continue  # "van der Berg"; but "Priyanka Das", "Pedro De Souza": a capitalised name word
         if not bare or not all(ch.isalpha() or ch in "'’-." for ch in bare):
             return None
         if lowered in _DESCRIPTION_WORDS or lowered in _SPECIES_WORDS or lowered in _INSTITUTION_WORDS:

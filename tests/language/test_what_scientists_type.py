@@ -50,6 +50,13 @@ INTROS: list[Row] = [
         {"experimenter": "Adler, Ruth", "institution": "Tel Aviv University"},
     ),
     ("Myself Arjun Menon, doing my PhD at NCBS", ASKED_FIRST, {"experimenter": "Menon, Arjun", "institution": "NCBS"}),
+    # Found by trying the portal as a new user: "Morning" was the experimenter, and "Das" (a particle in
+    # "Maria das Dores") made "Priyanka Das" no name.
+    (
+        "Morning! Priyanka Das here, I'm a postdoc at the Instituto Gulbenkian de Ciência in Oeiras.",
+        ASKED_FIRST,
+        {"experimenter": "Das, Priyanka", "institution": "Instituto Gulbenkian de Ciência"},
+    ),
 ]
 
 ROLES: list[Row] = [

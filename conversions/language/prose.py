@@ -226,3 +226,32 @@ def self_named(text: str) -> Stated | None:
     """The name the writer gives for themselves in parentheses, when there is one."""
     names = {m.group("name") for pattern in _SELF_NAMED_RES for m in pattern.finditer(text)}
     return Stated(names.pop(), True) if len(names) == 1 else None
+
+
+# Where the writer worked, said in a sentence: "I did all the recordings myself at Uni Freiburg", "we're
+# the Harvey lab at Harvard Medical School", "for the Moser group, NTNU".
+_ORGANISATION = r"(?:the\s)?[A-Z][\w'’&.-]*(?:\s(?:[A-Z][\w'’&.-]*|of|for|de|di|da|del|do|des|and|&|la|le))*"
+_WORKED_AT_RES = (
+    re.compile(
+        r"(?<![\w'])(?:I|i|we|We)(?:'?m|'?re|'ve|\s+am|\s+are|\s+were|\s+have|\s+had)?\s+"
+        r"(?:(?:did|recorded|ran|performed|carried\s+out|conducted|made|work|worked|study|studied)\b[^.;!?()]{0,50}?\s)?"
+        rf"(?:at|in)\s(?P<place>{_ORGANISATION})"
+    ),
+    re.compile(rf"\b(?:lab|group|team|unit)\s(?:at|of|in)\s(?P<place>{_ORGANISATION})"),
+    re.compile(rf"\b(?:lab|group|team),\s(?P<place>{_ORGANISATION})"),
+)
+
+
+def organisations(text: str) -> list[str]:
+    """The places a sentence says the writer worked at, in order (the caller checks each is one)."""
+    found = [m.group("place").strip() for pattern in _WORKED_AT_RES for m in pattern.finditer(text)]
+    return list(dict.fromkeys(found))
+
+
+# "electric fish (Gymnotus omarorum)", "bearded dragons (Pogona vitticeps)": a binomial in parentheses.
+_BINOMIAL_IN_PARENTHESES = re.compile(r"\((?P<name>[A-Z][a-z]{2,}\s[a-z]{3,})\)")
+
+
+def binomial(text: str) -> str | None:
+    names = {m.group("name") for m in _BINOMIAL_IN_PARENTHESES.finditer(text)}
+    return names.pop() if len(names) == 1 else None

@@ -200,6 +200,14 @@ def _with_prose(text: str, parsed: ParsedMessage) -> ParsedMessage:
         guessed.discard("experimenter")
         if fields.get("experiment_description", "").startswith(writer.value if writer else "\0"):
             del fields["experiment_description"]  # "lucía fernández (i did the recordings)" describes no experiment
+    if "institution" not in parsed.skipped and not _is_organisation(fields.get("institution", "")):
+        place = next(
+            (p for p in map(_tidy_institution, prose.organisations(text)) if _is_organisation(p) and not is_place(p)),
+            None,
+        )
+        if place and brain_area(place) is None:  # "I did all the recordings myself at Uni Freiburg"
+            fields["institution"] = place
+            guessed.discard("institution")
     start = found["session_start_time"]
     if start and "session_start_time" in fields and _unreadable_time(fields["session_start_time"]):
         del fields["session_start_time"]  # "Recording date: 10 Feb 2024, start 13:05": the sentence gives the time
@@ -299,6 +307,13 @@ def _with_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
             text = text.replace(value, " " * len(value))
     mentions = species_mentions(text)
     named = list(dict.fromkeys(mention.species for mention in mentions))
+    latin = prose.binomial(text)
+    if latin and _species_of(latin):  # "bearded dragons (Pogona vitticeps)": the Latin name says which
+        return replace(
+            parsed,
+            fields={**parsed.fields, "species": latin},
+            intents=parsed.intents | {Intent.PROVIDE_METADATA},
+        )
     if len(named) > 1:  # "recordings in rats and mice": asked, naming both
         return replace(parsed, choices={**parsed.choices, "species": tuple(named)})
     if not named:

@@ -23,7 +23,7 @@ _GENERIC = (
     "|cat|pig|minipig|bat|owl|pigeon|tadpole|frog|vole|rabbit|hamster|dog|sheep|ferret|songbird|chick|primate"
     "|specimen|pup|embryo|sub|nhp|cricket|locust|bee|moth|snail|leech|lamprey|turtle|lizard|dragon|salamander"
     "|axolotl|octopus|crab|squid|shrew|degu|chinchilla|opossum|culture|organoid"
-    "|maus|ratte|rata|ratón|raton|souris|ratto|topo|affe|scimmia|mono|singe|furet"
+    "|maus|ratte|rata|ratón|raton|souris|ratto|topo|affe|scimmia|mono|singe|furet|tier|animale|animal"
 )
 _NUMBER = r"(?:id|ID|Id|number|no\.|No\.|nr\.?|#|name|code|tag|label)"
 _LINK = (
@@ -83,7 +83,7 @@ def subject_mentions(text: str, vocabulary: frozenset[str]) -> list[SubjectMenti
             value = m.group("id")
             if not _is_id(value, text, m.end("id"), vocabulary, named=index == 1):
                 continue
-            linked = index == 0 and text[m.end("noun") : m.start("id")].strip(" '\"‘’“”")
+            linked = index == 0 and text[m.end("noun") : m.start("id")].strip(" '\"‘’“”:")
             if linked and re.fullmatch(r"P\d{1,3}[DWMY]?", value):
                 continue  # "the mouse was P75" is its age; "pig P4" (no word between) names it
             if any(m.start() < other.end and other.start < m.end() for other in found):

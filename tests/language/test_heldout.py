@@ -8,7 +8,7 @@ import pytest
 from tests.language.heldout import HELD_OUT_SETS, score
 
 # What the reader reaches today; a change that reads fewer of these fields right is a regression.
-FLOORS = {"A": 0.925, "B": 0.88}
+FLOORS = {"A": 0.925, "B": 0.90}
 
 
 @pytest.mark.parametrize("name", list(HELD_OUT_SETS))

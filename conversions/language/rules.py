@@ -242,6 +242,10 @@ def _tidied(parsed: ParsedMessage, text: str = "") -> ParsedMessage:
         fields["experimenter"] = _family_first(text, _tidy_people(fields["experimenter"]))
     if "institution" in fields:
         fields["institution"] = _tidy_institution(fields["institution"])
+    if "strain" in fields:  # "C57BL/6N from Charles River": the vendor is not the strain
+        fields["strain"] = re.sub(
+            r"\s*\(?\s*(?:bought|purchased|ordered|obtained)?\s*from\s.*$", "", fields["strain"], flags=_I
+        )
     if "subject_id" in fields and not _may_be_an_id(fields["subject_id"]):
         del fields["subject_id"]  # "boy", "adult", "macho", "The animal": words, not an animal's id
     fields = {name: value for name, value in fields.items() if value}
@@ -1876,6 +1880,9 @@ def _cut_value(field: str, text: str, start: int, end: int) -> tuple[int, int]:
         elif word == "by":
             if field == "institution" and _person(text[m.end() : tail_end]):
                 return m.start(), m.end()
+        elif word in ("and", "&") and field == "institution" and _is_institution(text[start : m.start()]):
+            if _person(text[m.end() : following]) != "titled":
+                continue  # "Indian Institute of Science Education and Research Pune" is one name
         elif _is_elsewhere(field, text, m.end(), following):
             return m.start(), m.end()
     return end, end
@@ -2322,6 +2329,10 @@ _DEPARTMENT_AT_END_RE = re.compile(
     r"\s+(?:of|for)\s+[^,]+$",
     _I,
 )
+_DEPARTMENT_AT_START_RE = re.compile(
+    r"(?:the\s+)?(?:department|dept\.?|faculty|division|school|centre|center|unit)\s+(?:of|for)\s+[^,]+?\s+(?:at|of|in)\s+",
+    _I,
+)
 _ROLE_WORDS = _vocabulary(
     """phd, student, postdoc, pi, tech, technician, clinician, neurosurgeon, neurologist, epileptologist, resident,
     scholar, fellow, researcher, scientist, professor, manager, engineer, intern, subject, is, head"""
@@ -2344,6 +2355,9 @@ def _tidy_institution(value: str) -> str:
     if place and _is_organisation(value[: place.start()]):  # "Charité in Berlin"
         value = value[: place.start()]
     value = _LEADING_PLACE_WORDS_RE.sub("", value)
+    department = _DEPARTMENT_AT_START_RE.match(value)  # "Department of Physiology at McGill University"
+    if department and _is_organisation(value[department.end() :]):
+        value = value[department.end() :]
     for m in reversed(list(_INSIDE_PLACE_WORD_RE.finditer(value))):  # "postdoc in Peking University"
         before, after = value[: m.start()], value[m.end() :]
         lowercase = any(w.islower() and w not in _NAME_PARTICLES | {"of", "the", "and", "for"} for w in before.split())

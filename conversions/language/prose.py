@@ -14,16 +14,16 @@ import re
 from dataclasses import dataclass
 
 _I = re.IGNORECASE
-_MONTH = (
+MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
     r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 )
-_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
+ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
 _DATE_RE = re.compile(
     rf"(?<![\w/.-])(?:\d{{4}}[-/]\d{{1,2}}[-/]\d{{1,2}}(?![\d/-])"
     rf"|\d{{1,2}}[./]\d{{1,2}}[./]\d{{4}}(?![\d./])"
-    rf"|(?:the\s)?{_ORDINAL}(?:\sof)?\s{_MONTH},?\s\d{{4}}"
-    rf"|{_MONTH}\s{_ORDINAL},?\s\d{{4}})(?![\w])",
+    rf"|(?:the\s)?{ORDINAL}(?:\sof)?\s{MONTH},?\s\d{{4}}"
+    rf"|{MONTH}\s{ORDINAL},?\s\d{{4}})(?![\w])",
     _I,
 )
 # A clock time: minutes, or am/pm ("9:15", "9.30", "14h20", "2.30pm", "10 am", "11:40 AM").

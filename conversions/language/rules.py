@@ -772,11 +772,8 @@ def _phrases(words: Iterable[str]) -> str:
 
 _I = re.IGNORECASE
 
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
-    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-)
-_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_MONTH = prose.MONTH
+_DAY = prose.ORDINAL
 _CLOCK = (
     r"\d{1,2}(?::\d{2}){1,2}(?:\.\d+)?(?:\s*[ap]\.?m\.?)?|\d{1,2}[.h]\d{2}(?:\s*[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\.?"
 )

@@ -161,3 +161,23 @@ def log_in(page: Page, username: str) -> None:
     page.locator("#id_password").fill(f"{username}-password")
     page.get_by_role("button", name="Log in").click()
     expect(page).to_have_url(re.compile(r"/$"))
+
+
+def start_session(page: Page, title: str) -> str:
+    """Start a conversion from the dashboard; the new session's id."""
+    page.goto("/")
+    page.locator("#title").fill(title)
+    page.locator("#new-session [type=submit]").click()
+    expect(page).to_have_url(re.compile(r"/sessions/[0-9a-f-]{36}/$"))
+    # The URL changes before the page's scripts run; files chosen before then would go unnoticed.
+    page.wait_for_load_state("load")
+    return page.url.rstrip("/").rsplit("/", 1)[-1]
+
+
+def upload(page: Page, files: list[Path]) -> None:
+    """Choose files in the session page's uploader (#uploader-files; #files on the older form)."""
+    page.locator("#uploader-files, #files").set_input_files([str(f) for f in files])
+    # The upload starts with a button where the page has one, and by itself where it has none.
+    button = page.locator("#upload-form [type=submit]")
+    if button.count() and button.first.is_visible():
+        button.first.click()

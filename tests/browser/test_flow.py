@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 from pynwb import NWBHDF5IO
 
 from conversions.models import ConversionAttempt, ConversionSession, SourceFile
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, start_session, upload
 from tests.conftest import World, real_data, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -64,24 +64,6 @@ RECORD_PROGRESS = """
 """
 
 
-def _start(page: Page, title: str) -> str:
-    page.goto("/")
-    page.locator(DASHBOARD["title"]).fill(title)
-    page.locator(DASHBOARD["start"]).click()
-    expect(page).to_have_url(re.compile(r"/sessions/[0-9a-f-]{36}/$"))
-    # The URL changes before the page's scripts run; files chosen before then would go unnoticed.
-    page.wait_for_load_state("load")
-    return page.url.rstrip("/").rsplit("/", 1)[-1]
-
-
-def _upload(page: Page, files: list[Path]) -> None:
-    page.locator(SESSION_PAGE["files"]).set_input_files([str(f) for f in files])
-    # The upload starts with a button where the page has one, and by itself where it has none.
-    button = page.locator(SESSION_PAGE["upload"])
-    if button.count() and button.first.is_visible():
-        button.first.click()
-
-
 def _source_samples(bin_path: Path, channels: int) -> np.ndarray:
     raw = np.fromfile(bin_path, dtype=np.int16)
     return raw.reshape(-1, channels + 1)[:, :channels]
@@ -92,11 +74,11 @@ def test_a_member_converts_a_real_recording_and_downloads_the_nwb_file(
 ) -> None:
     folder = real_data("spikeglx/Noise4Sam_g0")
     log_in(page, "ada")
-    session_id = _start(page, "V1 Noise4Sam, day 3")
+    session_id = start_session(page, "V1 Noise4Sam, day 3")
     expect(page.locator("h1")).to_contain_text("V1 Noise4Sam, day 3")
     page.evaluate(RECORD_PROGRESS, SESSION_PAGE["progress_bar"])
 
-    _upload(page, sorted(folder.iterdir()))
+    upload(page, sorted(folder.iterdir()))
     chat = page.locator(SESSION_PAGE["chat"])
     expect(chat).to_contain_text("experimenter", timeout=DETECTION_MS)
     expect(chat).to_contain_text("institution")
@@ -169,9 +151,9 @@ def test_the_chat_keeps_going_live_after_a_reload(live_world: World, celery_work
     """What the worker says arrives over the websocket, also on a page opened after the upload."""
     folder = real_data("spikeglx/Noise4Sam_g0")
     log_in(page, "ada")
-    session_id = _start(page, "Reloaded")
+    session_id = start_session(page, "Reloaded")
     files = sorted(folder.iterdir())
-    _upload(page, files)
+    upload(page, files)
     # Reloaded once the upload is in (a reload during it would stop it); the rest reaches the new page.
     wait_for(lambda: SourceFile.objects.filter(session_id=session_id).count() == len(files), what="the upload")
     page.reload()
@@ -190,7 +172,7 @@ def test_the_chat_keeps_going_live_after_a_reload(live_world: World, celery_work
 
 def test_another_member_of_the_lab_cannot_open_the_session_page(live_world: World, page: Page) -> None:
     log_in(page, "ada")
-    session_id = _start(page, "Private")
+    session_id = start_session(page, "Private")
     page.context.clear_cookies()
     log_in(page, "ben")
     response = page.goto(f"/sessions/{session_id}/")

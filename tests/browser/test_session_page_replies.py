@@ -5,7 +5,6 @@ page that ends with the chat (no blank area to scroll to below it)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ from playwright.sync_api import Page, expect
 from conversions.models import ConversionSession
 from conversions.nwb.detection import EVERY_FORMAT_HEADING, SUPPORTED_FORMATS
 from conversions.nwb.synthetic import write_spikeglx
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, start_session, upload
 from tests.conftest import World
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -38,22 +37,6 @@ DETECTION_MS = 120_000
 # The page's own margin below its columns (main's 1rem); a rounding error more, never a blank area.
 PAGE_MARGIN_PX = 16
 SLACK_PX = 1
-
-
-def _start(page: Page, title: str) -> str:
-    page.goto("/")
-    page.locator(DASHBOARD["title"]).fill(title)
-    page.locator(DASHBOARD["start"]).click()
-    expect(page).to_have_url(re.compile(r"/sessions/[0-9a-f-]{36}/$"))
-    page.wait_for_load_state("load")
-    return page.url.rstrip("/").rsplit("/", 1)[-1]
-
-
-def _upload(page: Page, files: list[Path]) -> None:
-    page.locator(SESSION_PAGE["files"]).set_input_files([str(f) for f in files])
-    button = page.locator(SESSION_PAGE["upload"])
-    if button.count() and button.first.is_visible():
-        button.first.click()
 
 
 def _say(page: Page, text: str) -> None:
@@ -81,8 +64,8 @@ def test_fixes_old_cards_and_a_rejected_plan_on_a_laptop_screen(
     live_world.lab.save()
     recording = write_spikeglx(tmp_path / "rec", run="v1", duration_s=1.0, n_channels=8, seed=3)
     log_in(page, "ada")
-    session_id = _start(page, "Replies on the page")
-    _upload(page, sorted(p for p in recording["ap_bin"].parent.iterdir() if p.is_file()))
+    session_id = start_session(page, "Replies on the page")
+    upload(page, sorted(p for p in recording["ap_bin"].parent.iterdir() if p.is_file()))
     chat = page.locator(SESSION_PAGE["chat"])
     expect(chat).to_contain_text("experiment", timeout=DETECTION_MS)
 
@@ -151,8 +134,8 @@ def test_an_unrecognised_upload_names_the_closest_format_and_keeps_the_list_fold
     export = tmp_path / "cell3.abf2"
     export.write_bytes(b"\x00" * 512)
     log_in(page, "ada")
-    _start(page, "Not a format")
-    _upload(page, [export])
+    start_session(page, "Not a format")
+    upload(page, [export])
     chat = page.locator(SESSION_PAGE["chat"])
     expect(chat).to_contain_text("not a recording format", timeout=DETECTION_MS)
 

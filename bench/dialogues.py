@@ -37,6 +37,7 @@ from conversions.orchestrator.state import (
 from tests.language.dialogues import ASKED_FIRST, REALISTIC_SETS, TABLES, field_accuracy
 from tests.language.heldout import FIRST_RUN, HELD_OUT_SETS, score
 from tests.orchestrator.test_policy import Dialogue
+from tests.orchestrator.test_values_change_visibly import plan_shown
 
 TARGET_P99_MS = 5.0
 
@@ -301,17 +302,10 @@ def heldout_table(misses: int) -> str:
     return "\n".join(lines)
 
 
-# A plan shown with every field given: what each held-out message then changes.
-_FULL_VALUES = (
-    "experimenter: Jane Smith; institution: MIT; description: V1 recording; subject id: mouse001; "
-    "species: mouse; sex: male; age: P90D"
-)
-
-
 def overwrite_table() -> str:
     """Every held-out message sent once the plan is shown with every field set: how many values it
     changes that it does not state, and how many changes the reply does not show as "X: A → B"."""
-    base = _plan_with_everything()
+    base = plan_shown()  # the plan with every field given
     changed = unstated = silent = 0
     examples: list[str] = []
     for entries in HELD_OUT_SETS.values():
@@ -337,12 +331,6 @@ def overwrite_table() -> str:
         f'{unstated}; not shown in the reply as "X: A → B" (silent): {silent}'
     )
     return "\n".join([summary, *examples[:20]])
-
-
-def _plan_with_everything() -> Dialogue:
-    conversation = _detected()
-    conversation.say(_FULL_VALUES)
-    return conversation
 
 
 def timing_tables(turns: Sequence[Turn], worst: int) -> str:

@@ -85,7 +85,7 @@ def _spans(text: str) -> list[tuple[int, int]]:
             continue
         if (
             " " not in m.group()
-            and m.group().lower() in {"ganglion", "nucleus", "body"}
+            and m.group().lower() == "ganglion"  # "nucleus" and "body" alone are never areas (above)
             and _CELL_TYPE_AFTER.match(text, m.end())
         ):
             continue

@@ -101,9 +101,9 @@ _NOT_AGE_BEFORE_RE = re.compile(r"(?:for|over|during|within|after|every|per|each
 _AGE_CUE_RE = re.compile(r"\bold\b|\bage\b|\baged\b|\bP\d", _I)
 
 
-def age(text: str, sentences: list[tuple[int, int]]) -> Stated | None:
-    """The one age the message states ("12 weeks old", "P21", "6 years 3 months", "27 y/o")."""
-    candidates = ages(text, sentences)
+def one_age(candidates: list[Stated]) -> Stated | None:
+    """The one age among those `ages` found ("12 weeks old", "P21", "6 years 3 months", "27 y/o"), or
+    None when there are none or several that differ."""
     return candidates[0] if len({s.value.lower() for s in candidates}) == 1 else None
 
 

@@ -177,13 +177,12 @@ def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
 def _with_prose(text: str, parsed: ParsedMessage) -> ParsedMessage:
     """The start time, age and sex a message states inside its sentences (conversions.language.prose),
     for those of them the chunks did not give. A start time without a word saying it is the
-    session's is a guess; an age or a sex word says what it is. A question gives nothing."""
-    if Intent.HELP in parsed.intents and not parsed.fields:
-        return parsed
+    session's is a guess; an age or a sex word says what it is."""
     sentences = _chunks(text)
+    said_ages = prose.ages(text, sentences)
     found = {
         "session_start_time": prose.start_time(text, sentences),
-        "age": prose.age(text, sentences),
+        "age": prose.one_age(said_ages),
         "sex": prose.sex(text),
         "lab": prose.lab(text),
         "strain": _strain_in(text),
@@ -198,7 +197,7 @@ def _with_prose(text: str, parsed: ParsedMessage) -> ParsedMessage:
     if name and (_person(name) or _plain_name(name)) and replaceable:
         fields["experimenter"] = name  # "I (Hana Novak) ran the rig"
         guessed.discard("experimenter")
-        if fields.get("experiment_description", "").startswith(writer.value if writer else "\0"):
+        if writer and fields.get("experiment_description", "").startswith(writer.value):
             del fields["experiment_description"]  # "lucía fernández (i did the recordings)" describes no experiment
     if "institution" not in parsed.skipped and not _is_organisation(fields.get("institution", "")):
         place = next(
@@ -212,9 +211,9 @@ def _with_prose(text: str, parsed: ParsedMessage) -> ParsedMessage:
     if start and "session_start_time" in fields and _unreadable_time(fields["session_start_time"]):
         del fields["session_start_time"]  # "Recording date: 10 Feb 2024, start 13:05": the sentence gives the time
     choices = dict(parsed.choices)
-    said_ages = list(dict.fromkeys(s.value for s in prose.ages(text, sentences)))
-    if found["age"] is None and len(said_ages) > 1 and "age" not in fields:
-        choices["age"] = tuple(said_ages)  # "P45 … she was 3 months": asked, naming both
+    age_values = tuple(dict.fromkeys(s.value for s in said_ages))
+    if found["age"] is None and len(age_values) > 1 and "age" not in fields:
+        choices["age"] = age_values  # "P45 … she was 3 months": asked, naming both
     for name, stated in found.items():
         if stated is None or name in fields or name in parsed.skipped:
             continue
@@ -232,7 +231,7 @@ def _with_prose(text: str, parsed: ParsedMessage) -> ParsedMessage:
     )
 
 
-def _tidied(parsed: ParsedMessage, text: str = "") -> ParsedMessage:
+def _tidied(parsed: ParsedMessage, text: str) -> ParsedMessage:
     """Names and institutions without the words around them that a sentence leaves on them:
     "Bonjour! Élodie Roux" → "Élodie Roux", "Tariq Khan who" → "Tariq Khan", "postdoc in Peking
     University" → "Peking University", "Charité in Berlin" → "Charité", "ISTA (Klosterneuburg)" →

@@ -980,8 +980,7 @@ def _choice_questions(view: SessionView, parsed: ParsedMessage, updates: dict[st
     that is not set yet ("You named Rattus norvegicus and Mus musculus: which is the species?")."""
     questions = []
     for name, options in parsed.choices.items():
-        existing = view.metadata.get(name)
-        if name in updates or name not in FIELDS or (existing is not None and existing.value not in (None, "", [])):
+        if name in updates or name not in FIELDS or _has(view.metadata, name):
             continue
         named = " and ".join(options[:2]) if len(options) <= 2 else ", ".join(options[:-1]) + f" and {options[-1]}"
         questions.append(f"You named {named}: which is the {_label(name)}? Say “{_label(name)}: …”.")
@@ -1007,7 +1006,7 @@ def _without_guesses_over_values(
     kept_lines = []
     for name in [n for n in updates if n in parsed.guessed and n not in view.memory.asking_for]:
         existing = view.metadata.get(name)
-        if existing is None or existing.value in (None, "", []) or existing.value == updates[name].value:
+        if not _has(view.metadata, name) or existing is None or existing.value == updates[name].value:
             continue
         del updates[name]
         kept_lines.append(
@@ -1023,7 +1022,7 @@ def _acknowledge(view: SessionView, updates: dict[str, FieldValue]) -> str:
     parts = []
     for name, entry in updates.items():
         existing = view.metadata.get(name)
-        if existing is None or existing.value in (None, "", []) or existing.value == entry.value:
+        if existing is None or not _has(view.metadata, name) or existing.value == entry.value:
             parts.append(f"{_label(name)}: {_show(entry.value)}")
         elif existing.source == Source.FILE:
             parts.append(

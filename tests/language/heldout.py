@@ -45,7 +45,7 @@ FREE_TEXT_SIMILARITY = 85  # rapidfuzz ratio (0-100) of the canonical forms
 def stored_values(parsed: ParsedMessage, *, timezone: str = DEFAULT_TIMEZONE) -> dict[str, str | None]:
     """What the portal would store from `parsed`, each value as one string; None where the
     normalizer refuses the raw value (the user is told, nothing is stored)."""
-    said_zone = getattr(parsed, "timezone", None)
+    said_zone = parsed.timezone
     zone = said_zone or timezone
     values: dict[str, str | None] = {"timezone": said_zone} if said_zone else {}
     for name, raw in parsed.fields.items():

@@ -2377,7 +2377,8 @@ def _tidy_institution(value: str) -> str:
         rest = " ".join(words[:-1])
         if words[-2].lower() in _INSTITUTION_WORDS or words[-2].islower():  # "University of Oslo"
             return value.strip(" ,.")
-        if _is_institution(rest) or (_ACRONYM_RE.fullmatch(rest) and len(rest) >= 3):  # "SISSA Trieste"
+        # "SISSA Trieste"; a name written out keeps its last word ("… Science and Technology Austria")
+        if _ACRONYM_RE.fullmatch(rest) and len(rest) >= 3:
             value = rest
     return value.strip(" ,.")
 

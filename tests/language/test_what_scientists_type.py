@@ -70,6 +70,13 @@ ROLES: list[Row] = [
     ("Experimenter(s): Maya Cohen, Eli Levi", NOTHING_ASKED, {"experimenter": "Cohen, Maya; Levi, Eli"}),
     ("Experimenter: Park Ji-woo (Park is the family name)", NOTHING_ASKED, {"experimenter": "Park, Ji-woo"}),
     ("expirementer: Noa Friedman", NOTHING_ASKED, {"experimenter": "Friedman, Noa"}),
+    ("I (Sven Holm) did this session myself", NOTHING_ASKED, {"experimenter": "Holm, Sven"}),
+    ("Petra Novak (I recorded), Masaryk University", ASKED_FIRST, {"experimenter": "Novak, Petra"}),
+    (
+        "I'm Omar Saleh, the lab manager. The recordings were performed by Lina Haddad.",
+        NOTHING_ASKED,
+        {"experimenter": "Haddad, Lina"},
+    ),
 ]
 
 # --- institutions: prepositions, departments, places -----------------------------------------------
@@ -85,6 +92,18 @@ INSTITUTIONS: list[Row] = [
     ("we're at the Francis Crick Institute in London", NOTHING_ASKED, {"institution": "Francis Crick Institute"}),
     ("University College London", ("institution",), {"institution": "University College London"}),
     ("University of Michigan", ("institution",), {"institution": "University of Michigan"}),
+    ("I ran the sessions myself at Uppsala University", ASKED_FIRST, {"institution": "Uppsala University"}),
+    (
+        "we're the Keller lab at Friedrich Miescher Institute",
+        ASKED_FIRST,
+        {"institution": "Friedrich Miescher Institute"},
+    ),
+    ("Division of Neurobiology at Heidelberg University", ("institution",), {"institution": "Heidelberg University"}),
+    (
+        "institution: Institute of Science and Technology Austria",
+        NOTHING_ASKED,
+        {"institution": "Institute of Science and Technology Austria"},
+    ),
 ]
 
 # --- subjects in prose --------------------------------------------------------------------------
@@ -121,6 +140,12 @@ SPECIES: list[Row] = [
     ("ECoG in an epilepsy patient", ASKED_FIRST, {"species": "Homo sapiens"}),
     ("two-photon imaging in zebrafish larvae", ASKED_FIRST, {"species": "Danio rerio"}),
     ("recordings in rats and mice", ASKED_FIRST, {}),  # two species: asked, not guessed
+    (
+        "tetrode recordings in weakly electric fish (Apteronotus leptorhynchus)",
+        ASKED_FIRST,
+        {"species": "Apteronotus leptorhynchus"},
+    ),
+    ("Sprague Dawley rats from Envigo", NOTHING_ASKED, {"strain": "Sprague Dawley", "species": "Rattus norvegicus"}),
 ]
 
 AGES: list[Row] = [

@@ -94,12 +94,12 @@ from functools import cache
 
 from rapidfuzz import fuzz, process
 
-from conversions.language import prose
+from conversions.language import people, prose
 from conversions.language.brain_areas import brain_area
 from conversions.language.subjects import SubjectMention, subject_mentions
 from conversions.language.zones import ZoneMention, is_place, zone_mentions
 from conversions.nwb.fields import FIELDS, SUBJECT_FIELDS
-from conversions.nwb.normalizers import normalize_datetime, normalize_species, species_mentions
+from conversions.nwb.normalizers import normalize_datetime, normalize_experimenter, normalize_species, species_mentions
 
 
 class Intent(StrEnum):
@@ -190,10 +190,21 @@ def _with_prose(text: str, parsed: ParsedMessage) -> ParsedMessage:
         "slice_id": prose.slice_id(text),
     }
     fields, guessed = dict(parsed.fields), set(parsed.guessed)
+    crew = people.team(text, _vocabulary_word, _FILLER_WORDS.__contains__)
+    if crew and crew.experimenters and "experimenter" not in parsed.skipped:
+        recorders = _family_first(text, "; ".join(crew.experimenters))
+        if _takes_over(fields.get("experimenter"), "experimenter" in parsed.guessed, recorders, crew):
+            fields["experimenter"] = recorders  # "My student Aisha Bello did the recordings"
+        description = fields.get("experiment_description", "")
+        if "experiment_description" in guessed and any(name in description for name in crew.named):
+            del fields["experiment_description"]  # "Prof. A (PI) and B recorded together" describes no experiment
+        if _people_in(fields.get("experimenter", "")) == _people_in(recorders):
+            guessed.discard("experimenter")
     writer = prose.self_named(text)
     name = _tidy_person(writer.value) if writer else ""
     current = fields.get("experimenter")
     replaceable = current is None or "experimenter" in parsed.guessed or not _person(current)
+    replaceable = replaceable and not (crew and crew.experimenters)  # the sentence's roles already read
     if name and (_person(name) or _plain_name(name)) and replaceable:
         fields["experimenter"] = name  # "I (Hana Novak) ran the rig"
         guessed.discard("experimenter")
@@ -2458,3 +2469,28 @@ def _may_be_an_id(value: str) -> bool:
     if lowered in _NOT_IDS or lowered in _NAME_STOPWORDS or " " in value:
         return False
     return value[:1].isupper() or "-" in value or "_" in value
+
+
+def _people_in(value: str) -> set[str] | None:
+    try:
+        return set(normalize_experimenter(value))
+    except ValueError:
+        return None
+
+
+def _takes_over(current: str | None, guessed: bool, recorders: str, crew: people.Team) -> bool:
+    """Whether the people a sentence says recorded replace the experimenter the chunks read: when the
+    chunks read none, only guessed, read a word that names no one ("Sirmadam", "Dr"), read fewer of
+    the same people ("Menon" of "Nikhil Rao, Shreya Menon"), or read the PI, supervisor or uploader."""
+    if current is None:
+        return True
+    before, after = _people_in(current), _people_in(recorders)
+    if before is None or not (_person(current) or _plain_name(current)):
+        return True
+    if after is None or before == after:
+        return False
+    if guessed:
+        return True
+    others = _people_in("; ".join(crew.others)) or set() if crew.others else set()
+    named = _people_in("; ".join(crew.named)) or set()
+    return before < after or before <= others or not before & named

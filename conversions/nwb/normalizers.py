@@ -89,9 +89,12 @@ def _without_titles(text: str) -> list[str]:
     return [word for word in words if word.lower().rstrip(".") not in _TITLES]
 
 
-# Family-name particles stay with the family name, in lower case: "Ludwig van Beethoven" →
-# "van Beethoven, Ludwig".
-_PARTICLES = frozenset({"van", "von", "de", "der", "da", "di", "la", "le", "du", "del"})
+# Family-name particles stay with the family name, as typed: "Ludwig van Beethoven" → "van Beethoven,
+# Ludwig", "Willem van den Broek" → "van den Broek, Willem", "Siobhán Ní Bhriain" → "Ní Bhriain, Siobhán".
+_PARTICLES = frozenset(
+    {"van", "von", "de", "der", "den", "ten", "ter", "da", "di", "la", "le", "du", "del", "della", "dos", "das", "zu"}
+    | {"ní", "nic", "ó", "mac", "bin", "binti", "al", "el"}
+)
 
 
 def _capitalised(words: list[str]) -> list[str]:

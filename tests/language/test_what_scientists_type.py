@@ -79,6 +79,56 @@ ROLES: list[Row] = [
     ),
 ]
 
+# --- several people in prose, and who of them recorded (conversions.language.people) ---------------
+
+PEOPLE: list[Row] = [
+    (
+        "I'm the lab head, Karin Holt. The sessions were run by my student Dev Malhotra.",
+        NOTHING_ASKED,
+        {"experimenter": "Malhotra, Dev"},
+    ),
+    (
+        "Hi, Inés Carrasco (grad student) here, Universidad de Chile. widefield imaging in mice",
+        ASKED_FIRST,
+        {"experimenter": "Carrasco, Inés"},
+    ),
+    (
+        "me and my lab mate: Oskar Lind, Freja Dahl. we're at Lund University",
+        ASKED_FIRST,
+        {"experimenter": "Lind, Oskar; Dahl, Freja"},
+    ),
+    (
+        "Tobias Keller did the surgeries and recordings; I'm his supervisor, Prof. Hanna Roth",
+        NOTHING_ASKED,
+        {"experimenter": "Keller, Tobias"},
+    ),
+    (
+        "Prof. Dr. Sabine Wolf (PI) and Jan Richter recorded together, Universität Bonn",
+        ASKED_FIRST,
+        {"experimenter": "Wolf, Sabine; Richter, Jan"},
+    ),
+    (
+        "The data were collected by Anouk van den Berg and Sem de Wit",
+        NOTHING_ASKED,
+        {"experimenter": "van den Berg, Anouk; de Wit, Sem"},
+    ),
+    ("the person who actually ran the rig is Chiara Rinaldi", NOTHING_ASKED, {"experimenter": "Rinaldi, Chiara"}),
+    (
+        "Dr. Ben Ode is not the experimenter, that's me, Ama Owusu",
+        NOTHING_ASKED,
+        {"experimenter": "Owusu, Ama"},
+    ),
+    (
+        "uploading this for my colleague — I'm Zoltan Kiss; the recordings were done by Réka Tóth",
+        NOTHING_ASKED,
+        {"experimenter": "Tóth, Réka"},
+    ),
+    ("hi im sara lindgren from Karolinska, two-photon in mouse V1", ASKED_FIRST, {"experimenter": "Lindgren, Sara"}),
+    # Capitalised words that are not people: a strain, a place, an institution's first words.
+    ("We used Long Evans rats at the Max Planck Institute", NOTHING_ASKED, {"strain": "Long Evans"}),
+    ("Obafemi Awolowo University, Ile-Ife", ("institution",), {"institution": "Obafemi Awolowo University"}),
+]
+
 # --- institutions: prepositions, departments, places -----------------------------------------------
 
 INSTITUTIONS: list[Row] = [
@@ -218,6 +268,7 @@ REMARKS: list[Row] = [
 TABLES = {
     "intros": INTROS,
     "roles": ROLES,
+    "people": PEOPLE,
     "institutions": INSTITUTIONS,
     "subjects": SUBJECTS,
     "species": SPECIES,

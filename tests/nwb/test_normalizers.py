@@ -37,6 +37,9 @@ from conversions.nwb.normalizers import (
         ("JA Smith", ["Smith, J. A."]),
         ("Jane Smith & Jane Smith", ["Smith, Jane"]),
         ("Ludwig van Beethoven", ["van Beethoven, Ludwig"]),
+        ("Willem van den Broek", ["van den Broek, Willem"]),
+        ("Siobhán Ní Bhriain", ["Ní Bhriain, Siobhán"]),
+        ("Priyanka Das", ["Das, Priyanka"]),
         ("Jane Smith\nBob Lee", ["Smith, Jane", "Lee, Bob"]),
         # A lone family name is kept rather than given an invented first name.
         ("Dr. Smith", ["Smith"]),

@@ -1,0 +1,395 @@
+"""People named in running text, and which of them recorded the data.
+
+The chunk reader reads a person where a segment is a name ("Experimenter: Ada Byron", "Ada Byron,
+ETH Zurich"). In prose, people come inside sentences with what they did: "My student Aisha Bello did
+the recordings", "I'm the PI, Robert Hall", "the recordings were made by our research fellow, Dr.
+Aisha Bello", "Mustafa Kaya (PhD student) & Prof. Dr. Ulrike Brandt, Ruhr University Bochum".
+`team` finds the names, groups those listed together ("A and B", "A, B", "A & B"), and reads the
+words around each group: who recorded, who leads the lab or only uploads (a PI or supervisor is no
+experimenter unless the message says they recorded too), and who is writing.
+
+Only what the words say counts: a name with no role word, no "I'm" and not opening the message is
+left to the chunk reader.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from conversions.language.zones import is_place
+
+_I = re.IGNORECASE
+
+_TITLES = frozenset(
+    {"dr", "dr.ssa", "dra", "doctor", "prof", "professor", "mr", "mrs", "ms", "mx", "dott", "dott.ssa", "sir", "dame"}
+)
+_DEGREE_WORDS = frozenset({"rer", "nat", "med", "phil", "habil", "phd", "md"})
+PARTICLES = frozenset(
+    {"van", "von", "de", "der", "den", "ten", "ter", "da", "di", "la", "le", "du", "del", "della", "dos", "das", "zu"}
+    | {"ní", "nic", "ó", "bin", "al", "el"}
+)
+# Capitalised words that open sentences or greet, and so name no one.
+_NOT_NAME_TEXT = """hi hello hey dear greetings bonjour hola ciao hallo salut namaste guten tag boa tarde dia
+    buongiorno buenos
+    buenas good morning afternoon evening thanks thank sorry yes no ok okay so also and but the this that these
+    those my our his her their we i it its it's he she they you me mine here there what why how when where who
+    which please note ps btw fyi re subject experiment experimenter experimenters institution institute
+    description species sex age mouse mice rat rats monkey animal patient participant donor recording recordings
+    recorded session lab labs group team university college school hospital center centre department dept
+    monday tuesday wednesday thursday friday saturday sunday today yesterday
+    english french german spanish italian chinese japanese korean dutch swedish pi supervisor postdoc student
+    phd professor doctor name names"""
+_NOT_NAME_WORDS = frozenset(_NOT_NAME_TEXT.split())
+_ROLE_WORDS = (
+    r"(?:the|a|an|just|only|his|her|their|your|one|also|again|now|lab|pi|p\.i\.|supervisor|postdoc|post-doc|student"
+    r"|phd|grad|graduate|master'?s|undergrad|undergraduate|research|fellow|scientist|engineer|technician|tech"
+    r"|clinician|neurosurgeon|surgeon|neurologist|physician|resident|manager|head|principal|investigator|professor"
+    r"|assistant|associate|staff|member|visiting|senior|junior|new|former)"
+)
+_SELF_BEFORE_RE = re.compile(
+    rf"(?:(?<![\w'])(?:i'?m|i’m|i\s+am|im|this\s+is|it'?s\s+(?:me|just\s+me)|that'?s\s+me|here\s+is|here'?s"
+    rf"|my\s+name\s+is|my\s+name'?s|name'?s|names?\s*[:=]|me|myself|soy|je\s+suis|ich\s+bin|sono|me\s+llamo|mi\s+chiamo)"
+    rf"(?:\s*[,:(—–-]?\s*{_ROLE_WORDS}\b\.?){{0,4}}\s*[,:(—–-]?\s*)$",
+    _I,
+)
+_SELF_AFTER_RE = re.compile(
+    r"^\s*(?:\(\s*(?:me|myself|that'?s\s+me|i\b[^()]{0,60})\)|here\b|speaking\b|writing\b|again\b)", _I
+)
+# "(I'm uploading for her — Dr. Sam Foster)", "just uploading": the writer did not record.
+_UPLOADER_BEFORE_RE = re.compile(
+    r"(?:upload(?:ing)?|submit(?:ting)?|convert(?:ing)?|doing\s+this)\s+(?:this\s+|it\s+|the\s+data\s+)?"
+    r"(?:for|on\s+behalf\s+of)\s+\w+\s*[—–,:(-]*\s*$",
+    _I,
+)
+_UPLOADER_AFTER_RE = re.compile(r"^[\s,(—–-]*(?:\w+\s*,?\s*){0,2}?(?:just\s+|only\s+)upload", _I)
+_LEAD = r"(?:pi|p\.i\.|supervisor|lab\s+head|head\s+of\s+(?:the\s+)?lab|group\s+leader|principal\s+investigator|boss)"
+_LEAD_BEFORE_RE = re.compile(
+    rf"(?<![\w.]){_LEAD}\s*(?:is|was|[:=,(—–-])?\s*(?:{_ROLE_WORDS}\s+)?$|(?<![\w])(?:prof|professor)\.?\s*$", _I
+)
+_LEAD_AFTER_RE = re.compile(
+    rf"^\s*(?:\(\s*(?:the\s+|our\s+|my\s+)?{_LEAD}\b[^()]*\)|[,—–-]\s*(?:(?:the|our|my|his|her)\s+)?{_LEAD}\b"
+    rf"|(?:\([^()]*\)\s*)?(?:is|was)\s+(?:the|our|my|his|her)\s+{_LEAD}\b"
+    rf"|(?:\([^()]*\)\s*)?(?:only|just)\s+(?:designed|supervised|planned)|(?:\([^()]*\)\s*)?(?:designed|supervised)\b)",
+    _I,
+)
+_NOT_RECORDER_AFTER_RE = re.compile(
+    r"^\s*(?:\([^()]*\)\s*)?(?:is|was)\s*n[o']t\s+(?:the\s+|an?\s+)?(?:experimenter|one\s+who\s+recorded)"
+    r"|^\s*(?:\([^()]*\)\s*)?(?:did|does)\s*n[o']t\s+record",
+    _I,
+)
+# "experimenter", misspelt ("expermenter", "experimentor") or in the users' other languages.
+_EXPERIMENTER = (
+    r"(?:exp[a-z]{0,2}r[a-z]?m[ae]nt[eo]rs?|versuchsleiter(?:in)?|sperimentat(?:ore|rice)|experimentador[a]?"
+    r"|exp[ée]rimentat(?:eur|rice))"
+)
+_OBJECT = (
+    r"(?:record\w*|experiment\w*|sessions?|it|them|this|these|all|the\s+rig|data|measurements?|imaging|patch\w*"
+    r"|surger\w*|ephys|physiology|acquisition|everything|most)"
+)
+_DID = r"(?:did|does|do|ran|runs|run|performed|made|carried\s+out|conducted|collected|acquired|handled|took)"
+_RECORDER_AFTER_RE = re.compile(
+    rf"^\s*(?:\([^()]*\)\s*)?,?\s*(?:(?:who|she|he|they|both|together|also|all|was\s+the\s+one\s+who"
+    rf"|is\s+the\s+one\s+who|(?:she|he)'?s\s+the\s+one\s+who|were\s+the\s+ones\s+who)\s+)*"
+    rf"(?:recorded|records|record\b|{_DID}\s+(?:\w+\s+){{0,3}}?{_OBJECT})"
+    rf"|^\s*\(\s*(?:\w+\s+){{0,2}}?(?:recordings?|recorded|experimenters?|recorder|did\s+(?:the\s+)?recordings?)\b"
+    rf"|^\s*,?\s*(?:as|to\s+the)\s+(?:an?\s+|the\s+)?(?:experimenters?|recorders?)\b",
+    _I,
+)
+_RECORDER_BEFORE_RE = re.compile(
+    rf"(?:(?:recorded|recordings?|experiments?|sessions?|data|done|performed|made|carried\s+out|conducted"
+    rf"|collected|acquired|run|ran)\s+(?:\w+\s+){{0,2}}?by\s+(?:me\s*(?:,|and|&|\+|together\s+with)\s*)?"
+    rf"|(?:recordings?|recorded\s+by|{_EXPERIMENTER}|recorders?|recorded|exp|expt)\.?\)?\s*[:=]\s*"
+    rf"|(?:{_EXPERIMENTER}|recorders?)\s+(?:is|was|are|were|should\s+be)\s+"
+    rf"|(?:person|one|people)\s+who\s+(?:\w+\s+)?(?:recorded|{_DID}\s+(?:\w+\s+){{0,3}}?{_OBJECT})(?:\s+it)?"
+    rf"\s+(?:is|was|were)\s+"
+    rf"|(?<![\w'])(?:me|i|myself)\s*(?:and|&|\+)\s*(?:my\s+)?[\w-]+(?:\s+[\w-]+)?\s*[:—–-]\s*"
+    rf"|(?:together\s+with|along\s+with)\s+"
+    rf"|(?<![\w'])(?:put|write|use|enter)\s+(?:down\s+)?"
+    rf")(?:(?:our|my|his|her|the|a)\s+(?:[\w-]+[\s,]+){{0,3}}?)?[,:]?\s*(?:{_ROLE_WORDS}\s+)?$",
+    _I,
+)
+# The writer says they recorded: "I did the recordings myself", "done by me", "me and my labmate".
+_WRITER_RECORDED_RE = re.compile(
+    rf"(?<![\w'])i\s+(?:\w+\s+){{0,2}}?(?:recorded|(?:did|ran|performed|made|carried\s+out|conducted|collected"
+    rf"|acquired)\s+(?:\w+\s+){{0,3}}?{_OBJECT})"
+    rf"|\bby\s+me\b|(?<![\w'])(?:me|i|myself)\s*(?:and|&|\+)\s*(?:my\s+)?\w+"
+    rf"|\b(?:both|we)\s+recorded\b",
+    _I,
+)
+# "me and my labmate: A, B", "me + my colleague — I'm A, she's B": the writer and a colleague both.
+_PAIR_RE = re.compile(
+    r"(?<![\w'])(?:me|i|myself)\s*(?:and|&|\+)\s*(?:my\s+)?(?:colleague|labmate|lab\s+mate|co-?worker|friend|"
+    r"student|postdoc|supervisor|partner)",
+    _I,
+)
+_COLLEAGUE_BEFORE_RE = re.compile(r"(?:she|he)'?s\s*$|(?:she|he)\s+is\s*$", _I)
+_GROUP_GAP_RE = re.compile(
+    r"^\s*(?:\([^()]{0,60}\))?\s*(?:,|;|and|&|\+|und|y|e|et|with|together\s+with)\s*$"
+    r"|^\s*(?:and|&|\+)\s+(?:me|myself)\s*\(\s*$",  # "Dr. Yuki Tanaka AND me (Pablo Ortiz)"
+    _I,
+)
+_WORD_RE = re.compile(r"(?<![\w'’-])[^\W\d_]+(?:['’-][^\W\d_]+)*(?:\.ssa)?(?![\w])")
+_CLAUSE_END_RE = re.compile(r"[.!?](?=\s|$)|\n|;|\s[|/]\s")
+_LOWERCASE_SELF_RE = re.compile(
+    r"(?<![\w'])(?:i'?m|i\s+am|im|this\s+is|my\s+name\s+is|name'?s)\s+"
+    r"(?P<name>[^\W\d_]{2,}(?:\s(?:van|von|de|der|den|da|di|del|la|le|dos|das)){0,2}\s[^\W\d_]{2,})"
+    r"(?=\s*(?:[,.(]|$|\s(?:from|at|here|and|&|in|of|with|\()))",
+)
+_LOWERCASE_PAIR_RE = re.compile(
+    r"(?:^|[.!?\n]\s*)(?P<names>[a-z]{2,}\s[a-z]{2,}(?:\s(?:and|&)\s[a-z]{2,}\s[a-z]{2,})+)\s+"
+    rf"(?:{_DID}|recorded)\b",
+)
+
+
+_MY_NAME_RE = re.compile(r"\bmy\s+(?:own\s+)?(?:name|surname|first\s+name|last\s+name|family\s+name)\b", _I)
+# A clause that speaks of the experimenter and then names someone: the name is the experimenter's.
+_EXPERIMENTER_NAMED_RE = re.compile(
+    rf"\b{_EXPERIMENTER}\b(?![^,.;]*\bnot\b)[^.;!?]{{0,60}}?(?:it'?s|is|should\s+be|to|:|=|as)\s*$", _I
+)
+
+
+_LOWERCASE_NAME = (
+    r"(?<![\w-])(?!and\s|&)[^\W\d_]+(?:\s(?:van|von|de|der|den|da|di|del|la|le|dos|das))*\s(?!and\b)[^\W\d_]+"
+)
+
+
+@dataclass
+class _Name:
+    start: int
+    end: int
+    text: str  # without titles
+    titled: bool
+    group: int = 0
+    roles: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class Team:
+    experimenters: tuple[str, ...]  # who recorded, in the order named
+    others: tuple[str, ...]  # people named as leading, supervising or only uploading
+    named: tuple[str, ...]  # everyone the message names
+
+
+def team(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], bool]) -> Team | None:
+    """Who the message says recorded, or None when its words do not say. `is_word` tells a lowercase
+    word with a meaning of its own here (a species, a brain area, an institution word, filler), so
+    that "Long Evans" or "Ruhr University" are not read as people; `is_filler` those of them that
+    may follow a name ("here", "did", "from")."""
+    names = _names(text, is_word, is_filler)
+    if not names:
+        return None
+    _read_roles(text, names)
+    writer_recorded = bool(_WRITER_RECORDED_RE.search(text))
+    pair = bool(_PAIR_RE.search(text))
+    recorders = [
+        n
+        for n in names
+        if ("recorder" in n.roles and "not" not in n.roles)
+        or ("self" in n.roles and (writer_recorded or pair) and not n.roles & {"lead", "uploader", "not"})
+        or ("colleague" in n.roles and pair)
+    ]
+    others = tuple(n.text for n in names if n.roles & {"lead", "uploader", "not"} and n not in recorders)
+    if not recorders:
+        writers = [n for n in names if "self" in n.roles and not n.roles & {"lead", "uploader", "not"}]
+        if writers:
+            group = writers[0].group
+            recorders = [n for n in names if n.group == group and not n.roles & {"lead", "uploader", "not"}]
+        elif any("recorder" in n.roles for n in names):
+            recorders = []
+        else:
+            opening = [n for n in names if "opening" in n.roles]
+            if opening and not any(n.roles & {"lead", "uploader", "not"} for n in opening):
+                recorders = opening
+    named = tuple(n.text for n in names)
+    if any("recorder" in n.roles for n in recorders):  # the others named did not record
+        others += tuple(n.text for n in names if n not in recorders and n.text not in others)
+    if not recorders:
+        return Team((), others, named) if others else None
+    return Team(tuple(dict.fromkeys(n.text for n in recorders)), others, named)
+
+
+def _names(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], bool]) -> list[_Name]:
+    """Runs of capitalised name words (with particles and initials), each at least two words or
+    titled; then names typed in lower case after "I'm" or before "did the recordings"."""
+    tokens = [(m.start(), m.end(), m.group()) for m in _WORD_RE.finditer(text)]
+    names: list[_Name] = []
+    i = 0
+    while i < len(tokens):
+        j, titled = i, False
+        while j < len(tokens) and _is_title(tokens[j][2]) and _joined(text, tokens, j):
+            titled, j = True, j + 1
+        k = j
+        while k < len(tokens) and (k == j or _joined(text, tokens, k - 1)):
+            word = tokens[k][2]
+            if _name_word(word, is_word) or (word.lower() in PARTICLES and _particle_of(tokens, k + 1, is_word)):
+                k += 1
+                continue
+            break
+        words = [t[2] for t in tokens[j:k]]
+        while words and words[-1].lower() in PARTICLES:
+            words.pop()
+            k -= 1
+        proper = [w for w in words if w.lower() not in PARTICLES]
+        alone = proper and _stands_alone(text, tokens, j, k, is_word, is_filler)
+        if (
+            alone
+            and (len(proper) >= 2 or titled or _introduced(text, tokens[j][0], tokens[k - 1][1]))
+            and len(proper) <= 4
+        ):
+            start = tokens[i][0] if titled else tokens[j][0]
+            names.append(_Name(start, tokens[k - 1][1], " ".join(words).rstrip("."), titled))
+            i = k
+            continue
+        i = max(k, i + 1)
+    taken = [(n.start, n.end) for n in names]
+    for pattern in (_LOWERCASE_SELF_RE, _LOWERCASE_PAIR_RE):
+        for m in pattern.finditer(text):
+            group = "name" if "name" in pattern.groupindex else "names"
+            for part in re.finditer(_LOWERCASE_NAME, m[group]):
+                start, end = m.start(group) + part.start(), m.start(group) + part.end()
+                words = part.group().split()
+                if words[0] in ("and",) or any(is_word(w.lower()) or w.lower() in _NOT_NAME_WORDS for w in words):
+                    continue
+                if words[-1].endswith(("ing", "ed")) or any(s <= start < e for s, e in taken):
+                    continue
+                names.append(_Name(start, end, part.group(), False))
+    names.sort(key=lambda n: n.start)
+    return names
+
+
+def _particle_of(tokens: list[tuple[int, int, str]], index: int, is_word: Callable[[str], bool]) -> bool:
+    """Whether the words from `index` on are more particles and then a name word ("van den Broek")."""
+    while index < len(tokens) and tokens[index][2].lower() in PARTICLES:
+        index += 1
+    return index < len(tokens) and _name_word(tokens[index][2], is_word)
+
+
+def _joined(text: str, tokens: list[tuple[int, int, str]], index: int) -> bool:
+    """Whether token `index` and the next are one phrase (only spaces between; a period only after an
+    initial or a title: "J. R. Hartley", "Dr. rer. nat. Felix Hoffmann")."""
+    if index + 1 >= len(tokens):
+        return False
+    gap = text[tokens[index][1] : tokens[index + 1][0]]
+    if gap in (" ", ""):
+        return True
+    word = tokens[index][2]
+    return gap == ". " and (len(word) == 1 or _is_title(word))
+
+
+# "I'm Lena from …", "this is Kofi, …": one word after a plain introduction.
+_INTRODUCED_RE = re.compile(r"(?<![\w'])(?:i'?m|i’m|i\s+am|im|this\s+is|my\s+name\s+is|name'?s)\s+$", _I)
+
+
+def _introduced(text: str, start: int, end: int) -> bool:
+    return bool(_INTRODUCED_RE.search(text, max(0, start - 16), start)) and bool(
+        re.match(r"\s*(?:[,(—–-]|from\b|at\b|here\b|in\b|and\b|$)", text[end:])
+    )
+
+
+def _is_title(word: str) -> bool:
+    bare = word.rstrip(".").lower()
+    return bare in _TITLES or bare in _DEGREE_WORDS
+
+
+def _name_word(word: str, is_word: Callable[[str], bool]) -> bool:
+    bare = word.rstrip(".")
+    if not bare or not bare[0].isupper():
+        return False
+    lowered = bare.lower()
+    if lowered.endswith(("'s", "’s")) or lowered in _NOT_NAME_WORDS or lowered in _TITLES or is_word(lowered):
+        return False
+    if len(bare) == 1:
+        return True  # an initial: "J. R. Hartley"
+    return any(ch.islower() for ch in bare[1:])  # "UCL", "KU" are acronyms
+
+
+def _stands_alone(
+    text: str,
+    tokens: list[tuple[int, int, str]],
+    j: int,
+    k: int,
+    is_word: Callable[[str], bool],
+    is_filler: Callable[[str], bool],
+) -> bool:
+    """Whether the run is a person, not the start of an organisation, a strain or a place."""
+    before = text[max(0, tokens[j][0] - 12) : tokens[j][0]].lower()
+    if re.search(r"(?:of|the|für|de|del|di)\s+$", before):
+        return False  # "University of Kwame …", "the Max Planck …"
+    if is_place(" ".join(t[2] for t in tokens[j:k])):
+        return False  # "New Delhi", "Buenos Aires"
+    if k < len(tokens) and _joined(text, tokens, k - 1):
+        nxt = tokens[k][2].lower().rstrip(".")
+        if is_filler(nxt) or nxt.endswith(("ed", "ing")):
+            pass  # "Jan Richter recorded", "Chloé Lefèvre here"
+        elif is_word(nxt) or nxt in ("lab", "group", "team") or tokens[k][2][:1].isupper():
+            return False  # "Obafemi Awolowo University", "Long Evans rats", "Erasmus MC", "Moser lab"
+    after = text[tokens[k - 1][1] :]
+    if after.startswith(("'s ", "’s ")):
+        return False
+    return not _ORGANISATION_AFTER_RE.match(after)  # "Oregon Health & Science University"
+
+
+_ORGANISATION_AFTER_RE = re.compile(
+    r"\s(?:&|and)\s(?:[A-Z][\w'’-]*\s){0,3}(?:University|Institute|College|Center|Centre|Hospital|School|Foundation)"
+)
+
+
+def _read_roles(text: str, names: list[_Name]) -> None:
+    group = 0
+    for index, name in enumerate(names):
+        if index and _GROUP_GAP_RE.match(text[names[index - 1].end : name.start]):
+            name.group = names[index - 1].group
+        else:
+            group += 1
+            name.group = group
+    clause_starts = [0] + [m.end() for m in _CLAUSE_END_RE.finditer(text)]
+    opening = re.match(
+        r"[\W_]*(?:(?:hi|hello|hey|dear|greetings|good\s+\w+|bonjour|hola|ciao|hallo|salut|"
+        r"namaste|guten\s+tag|olá|ola|buongiorno|morning|hiya|yo)\b[\W_]*)*",
+        text,
+        _I,
+    )
+    opening_end = opening.end() if opening else 0
+    for group_id in sorted({n.group for n in names}):
+        members = [n for n in names if n.group == group_id]
+        first, last = members[0], members[-1]
+        clause_start = max(s for s in clause_starts if s <= first.start)
+        clause_end = next((m.start() for m in _CLAUSE_END_RE.finditer(text, last.end)), len(text))
+        before = text[clause_start : first.start]
+        after = text[last.end : clause_end]
+        if first.start <= opening_end + 1 and text[last.end :].strip(" .!"):  # a bare name answers the question
+            for n in members:
+                n.roles.add("opening")
+        if _RECORDER_AFTER_RE.match(after) or _RECORDER_BEFORE_RE.search(before):
+            for n in members:
+                n.roles.add("recorder")
+        if _UPLOADER_BEFORE_RE.search(before) or _UPLOADER_AFTER_RE.match(after):
+            first.roles.add("uploader")
+        for n in members:
+            own_before = text[clause_start : n.start]
+            own_after = text[n.end : clause_end]
+            if _SELF_BEFORE_RE.search(own_before[-60:]) or _SELF_AFTER_RE.match(own_after):
+                n.roles.add("self")
+            if _LEAD_BEFORE_RE.search(own_before[-40:]) or _LEAD_AFTER_RE.match(own_after):
+                n.roles.add("lead")
+            if _NOT_RECORDER_AFTER_RE.match(own_after):
+                n.roles.add("not")
+            if _COLLEAGUE_BEFORE_RE.search(own_before[-12:]):
+                n.roles.add("colleague")
+            own = re.match(r"^\s*\(([^()]*)\)", own_after)
+            if (
+                own
+                and re.search(r"record|experimenter", own.group(1), _I)
+                and not re.search(r"\bnot\b", own.group(1), _I)
+            ):
+                n.roles.add("recorder")
+        if _MY_NAME_RE.search(text) and len({n.group for n in names}) == 1:
+            first.roles.add("self")  # "Typo in my name, it's Jürgen with an umlaut: Jürgen Weber"
+        if _EXPERIMENTER_NAMED_RE.search(before) and not first.roles & {"lead", "not"}:
+            for n in members:
+                n.roles.add("recorder")  # "the experimenter is spelled wrong, it's Siobhán Ní Bhriain"
+        if "recorder" in first.roles and len(members) > 1 and _RECORDER_AFTER_RE.match(after):
+            for n in members:
+                n.roles.discard("lead")  # "Prof. A (PI) and B did the recordings together"

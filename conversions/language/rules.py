@@ -276,8 +276,9 @@ def _unreadable_time(raw: str) -> bool:
 
 def _with_subject(text: str, parsed: ParsedMessage, subjects: list[SubjectMention]) -> ParsedMessage:
     """The subject id named in running text, unless the reader found a correction of it elsewhere."""
-    if not subjects or "subject_id" in parsed.corrections:
-        return parsed
+    corrected = parsed.fields.get("subject_id", "")
+    if not subjects or ("subject_id" in parsed.corrections and _may_be_an_id(corrected)):
+        return parsed  # "sorry it's so late" corrects no id
     first = subjects[0]
     correction = bool(_CORRECTION_MARKER_RE.search(text, 0, first.start) or _CORRECTING_START_RE.match(text))
     fields = {**parsed.fields, "subject_id": first.subject_id}

@@ -12,6 +12,7 @@ V1 neurons"), ages ("8 weeks"), strains and sexes are never ids.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -30,6 +31,12 @@ _LINK = (
     r"(?:\s{1,2}(?:is|was)\s{1,2}|\s{0,2}[=:]\s{0,2}|\s{1,2}[-–]\s{1,2}"
     r"|\s{0,2}\(\s{0,2}(?:id|ID|no\.?|\#)?[:=]?\s{0,2}|\s{1,2})"  # "the mouse (id RG-7)"
 )
+# Things with ids of their own that are not the subject's ("cell ID 3", "session id 12").
+_NOT_THE_SUBJECTS = (
+    r"(?:cell|slice|session|probe|file|sample|run|trial|neuron|unit|channel|electrode|recording|experiment|dataset"
+    r"|user|lab|order|ticket|job|device|rig|stimulus|protocol|study|ethics|license|licence|project|job)"
+)
+_NOT_THE_SUBJECTS_RE = re.compile(rf"(?i:{_NOT_THE_SUBJECTS})\s*$")
 _CALLED = r"(?:(?:is\s+|was\s+)?(?:called|named|nicknamed)\s+)"
 # A token with a digit ("AB-12", "or12bk5", "sub-014", "0412"), or "#12".
 _WITH_DIGIT = r"#?(?=[\w./-]*\d)[^\W_][\w./-]*[^\W_]|#?\d"
@@ -43,6 +50,10 @@ _STRAIN_LIKE = re.compile(r"c57|b6|bl6|balb|cd-?1|129|fvb|dba|wt|ai\d+|thy1|gcam
 _CLOCK_OR_DATE = re.compile(r"\d{1,2}[.:h]\d{2}|\d{4}-\d{1,2}|\d+(?:st|nd|rd|th)|\d+(?:am|pm)", re.IGNORECASE)
 _FOLLOWED_BY_WORDS = re.compile(
     r"['\"‘’“”]?\s(?:(?!(?:male|female|m|f|and|is|was|who|she|he|the)\b)[a-z]|[\w-]*\d)"  # "Maus M-88": the id follows
+)
+# After an id that is also a brain area's name, what makes it the animal's: its sex, its age, its species.
+_DESCRIBED_AFTER = re.compile(
+    r"\s?[,(]\s?(?:(?:an?\s)?(?:male|female|m|f|\d|macaca|rhesus|adult|juvenile|young|old|aged)\b)", re.IGNORECASE
 )
 _SEX_WORDS = frozenset({"male", "female", "m", "f", "man", "woman", "boy", "girl", "unknown", "hermaphrodite"})
 
@@ -62,6 +73,7 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
         # "mouse AB-12", "Monkey Bruno", "Mouse number is 0412", "the rat is called Pepe", "subject: Momo"
         re.compile(
             rf"(?<![\w-])(?i:(?:the\s+|our\s+|my\s+|this\s+)?(?P<noun>{nouns}))"
+            rf"(?i:\s+(?:for|in|of|from)\s+this\s+(?:file|session|recording|dataset|experiment))?"  # "the mouse for this file is"
             rf"(?:\s{{1,2}}{_NUMBER})?(?:{_LINK}{_CALLED}?|\s{{1,2}}{_CALLED}){_ID}(?![\w-])"
         ),
         # "her name is Luna", "it's the one called Bruno", "named Nutella"
@@ -71,6 +83,14 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
         ),
         # "#R-0912"
         re.compile(r"(?<![\w#])#(?P<id>[A-Za-z]*-?\d[\w-]*)"),
+        # "ID 0093", "with ID 612090", "the ID is M-0412", "the ID on the cage card is 7781": an id without
+        # the animal's word, holding a digit, and not a cell's, a session's or a file's.
+        re.compile(
+            rf"(?<![\w-])(?i:id|i\.d\.)(?:\s+(?:on|of|in)\s+(?:the\s+)?[a-z ]{{1,20}}?)?"
+            rf"(?:\s+(?:is|was)\s+|\s?[:=#]\s?|\s)['\"]?(?P<id>{_WITH_DIGIT})(?![\w-])"
+        ),
+        # "The animal, G7, was a female": the id set off by commas after "the <animal>".
+        re.compile(rf"(?<![\w-])(?i:(?:the|our|this|my)\s+(?P<noun>{nouns}))\s?,\s(?P<id>{_WITH_DIGIT})(?=\s?,)"),
     )
 
 
@@ -79,10 +99,12 @@ def subject_mentions(text: str, vocabulary: frozenset[str]) -> list[SubjectMenti
     of their own (never a name)."""
     found: list[SubjectMention] = []
     for index, pattern in enumerate(_patterns()):
-        for m in pattern.finditer(text):
+        for m in _matches(pattern, text):
             value = m.group("id")
             if not _is_id(value, text, m.end("id"), vocabulary, named=index == 1):
                 continue
+            if index == 3 and _NOT_THE_SUBJECTS_RE.search(text, max(0, m.start() - 24), m.start()):
+                continue  # "cell ID 3", "the session id is 12"
             linked = index == 0 and text[m.end("noun") : m.start("id")].strip(" '\"‘’“”:")
             if linked and re.fullmatch(r"P\d{1,3}[DWMY]?", value):
                 continue  # "the mouse was P75" is its age; "pig P4" (no word between) names it
@@ -93,10 +115,22 @@ def subject_mentions(text: str, vocabulary: frozenset[str]) -> list[SubjectMenti
     return sorted(found, key=lambda mention: mention.start)
 
 
+def _matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """Every match, each searched again from just after its start so that a match the caller refuses
+    does not hide one inside it ("Subjekt: Maus M-88": "Maus" is no id, "Maus M-88" names one)."""
+    pos = 0
+    while (m := pattern.search(text, pos)) is not None:
+        yield m
+        pos = m.start() + 1
+
+
 def _is_id(value: str, text: str, end: int, vocabulary: frozenset[str], *, named: bool) -> bool:
     lowered = value.lower().lstrip("#")
-    if lowered in vocabulary or lowered in _SEX_WORDS or is_brain_area(value):
+    described = any(ch.isdigit() for ch in value) and bool(_DESCRIBED_AFTER.match(text, end))
+    if (lowered in vocabulary and not described) or lowered in _SEX_WORDS:
         return False
+    if is_brain_area(value) and not described:
+        return False  # "mouse V1 neurons"; but "Macaque M2, male, 5 years" names the monkey
     if not any(ch.isdigit() for ch in value) and _FOLLOWED_BY_WORDS.match(text, end):
         return False  # "Subject: Egyptian fruit bat 0147": a name is not followed by more words
     if any(ch.isdigit() for ch in value):

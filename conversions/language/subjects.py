@@ -73,7 +73,8 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
         # "mouse AB-12", "Monkey Bruno", "Mouse number is 0412", "the rat is called Pepe", "subject: Momo"
         re.compile(
             rf"(?<![\w-])(?i:(?:the\s+|our\s+|my\s+|this\s+)?(?P<noun>{nouns}))"
-            rf"(?i:\s+(?:for|in|of|from)\s+this\s+(?:file|session|recording|dataset|experiment))?"  # "the mouse for this file is"
+            # "the mouse for this file is CM-55"
+            rf"(?i:\s+(?:for|in|of|from)\s+this\s+(?:file|session|recording|dataset|experiment))?"
             rf"(?:\s{{1,2}}{_NUMBER})?(?:{_LINK}{_CALLED}?|\s{{1,2}}{_CALLED}){_ID}(?![\w-])"
         ),
         # "her name is Luna", "it's the one called Bruno", "named Nutella"

@@ -94,7 +94,7 @@ from functools import cache
 
 from rapidfuzz import fuzz, process
 
-from conversions.language import people, prose
+from conversions.language import institutions, people, prose
 from conversions.language.brain_areas import brain_area
 from conversions.language.subjects import SubjectMention, subject_mentions
 from conversions.language.zones import ZoneMention, is_place, zone_mentions
@@ -218,6 +218,10 @@ def _with_prose(text: str, parsed: ParsedMessage) -> ParsedMessage:
         if place and brain_area(place) is None:  # "I did all the recordings myself at Uni Freiburg"
             fields["institution"] = place
             guessed.discard("institution")
+    named = institutions.named(text, _is_a_known_institution)
+    if named and "institution" not in parsed.skipped and _better_institution(fields.get("institution"), named):
+        fields["institution"] = named  # "a lecturer at University of Lagos" (the chunks kept "Lagos")
+        guessed.discard("institution")
     start = found["session_start_time"]
     if start and "session_start_time" in fields and _unreadable_time(fields["session_start_time"]):
         del fields["session_start_time"]  # "Recording date: 10 Feb 2024, start 13:05": the sentence gives the time
@@ -2495,3 +2499,41 @@ def _takes_over(current: str | None, guessed: bool, recorders: str, crew: people
     others = _people_in("; ".join(crew.others)) or set() if crew.others else set()
     named = _people_in("; ".join(crew.named)) or set()
     return before < after or before <= others or not before & named
+
+
+def _better_institution(current: str | None, named: str) -> bool:
+    """Whether the one institution a message names by name replaces what the chunks read: nothing, words
+    that name no organisation by its kind ("Old-school", "maschio", "36"), a city, part of the name
+    ("Bonn" of "University of Bonn"), or the name with other words about it ("Osaka University.
+    Recordings", "PI, Università di Padova", "de la UNAM")."""
+    if current is None or is_place(current):
+        return True
+    current = re.sub(r"^the\s+", "", current, flags=_I)
+    if current == named:
+        return False
+    if not (
+        institutions.named(current, _is_a_known_institution)
+        or _ACRONYM_RE.match(current)
+        or _is_known_institution(current)
+    ):
+        return True  # no organisation by its kind, its known name or an acronym
+    if named.startswith(current) or re.search(rf"(?<![\w-]){re.escape(current)}(?![\w-])", named):
+        return True
+    at = current.find(named)
+    if at < 0:
+        return False
+    before, after = current[:at].rstrip(), current[at + len(named) :].lstrip()
+    joined = not before or before[-1] in ",:(;" or _CONNECTOR_AT_END_RE.search(before)
+    return bool(joined) and (not after or after[0] in ".,;:()" or bool(_ME_TOO_RE.match(after)))
+
+
+_ME_TOO_RE = re.compile(r"(?:and|&)\s+(?:I|we|my|our)\b", _I)  # "the University of Toronto and I did the …"
+
+
+def _is_a_known_institution(value: str) -> bool:
+    """Whether the words are, whole, the name of an institution the portal knows ("Karolinska", "ETH
+    Zurich"), not only begin with one ("Cambridge NeuroTech")."""
+    return " ".join(_without_article(value)) in _KNOWN_INSTITUTIONS
+
+
+_CONNECTOR_AT_END_RE = re.compile(r"(?:\b(?:at|from|of|da|de|di|del|la|the)|[àa]\s+l'|[àa])\s*$", _I)

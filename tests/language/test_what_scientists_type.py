@@ -154,6 +154,34 @@ INSTITUTIONS: list[Row] = [
         NOTHING_ASKED,
         {"institution": "Institute of Science and Technology Austria"},
     ),
+    # Named inside sentences (conversions.language.institutions).
+    (
+        "Hi, I'm Tomás Ruiz, a lecturer at University of Valencia, and I recorded these myself",
+        ASKED_FIRST,
+        {"institution": "University of Valencia"},
+    ),
+    (
+        "Greetings from the imaging core at the Instituto de Neurociencias de Alicante.",
+        ASKED_FIRST,
+        {"institution": "Instituto de Neurociencias de Alicante"},
+    ),
+    (
+        "I run the lab (Prof. Akiko Mori, Nagoya University) and I'm entering this for my student",
+        ASKED_FIRST,
+        {"institution": "Nagoya University"},
+    ),
+    ("I'm a research fellow at NCBS and did the recordings", ASKED_FIRST, {"institution": "NCBS"}),
+    (
+        "Je suis Anaïs Morel, doctorante à l'Université de Lille.",
+        ASKED_FIRST,
+        {"institution": "Université de Lille"},
+    ),
+    (
+        "We are the Okada group at the RIKEN Center for Brain Science. It's 2p imaging in mice.",
+        ASKED_FIRST,
+        {"institution": "RIKEN Center for Brain Science"},
+    ),
+    ("Optogenetic stimulation of SST cells in mouse S1", ASKED_FIRST, {}),
 ]
 
 # --- subjects in prose --------------------------------------------------------------------------
@@ -280,7 +308,7 @@ TABLES = {
 }
 # Fields a row's `want` is complete for: only these are checked for values that should not be there
 # (a row about ages says nothing of the species the same sentence may name).
-_COMPLETE = {"species": ("species",), "locations": ("location",), "remarks": ()}
+_COMPLETE = {"species": ("species",), "locations": ("location",), "institutions": ("institution",), "remarks": ()}
 
 
 @pytest.mark.parametrize(

@@ -39,6 +39,7 @@ _NOT_NAME_TEXT = """hi hello hey dear greetings bonjour hola ciao hallo salut na
     description species sex age mouse mice rat rats monkey animal patient participant donor recording recordings
     recorded session lab labs group team university college school hospital center centre department dept
     monday tuesday wednesday thursday friday saturday sunday today yesterday
+    soy sou sono oi salve saludos ciao je ich bin suis quick
     english french german spanish italian chinese japanese korean dutch swedish pi supervisor postdoc student
     phd professor doctor name names"""
 _NOT_NAME_WORDS = frozenset(_NOT_NAME_TEXT.split())
@@ -46,11 +47,13 @@ _ROLE_WORDS = (
     r"(?:the|a|an|just|only|his|her|their|your|one|also|again|now|lab|pi|p\.i\.|supervisor|postdoc|post-doc|student"
     r"|phd|grad|graduate|master'?s|undergrad|undergraduate|research|fellow|scientist|engineer|technician|tech"
     r"|clinician|neurosurgeon|surgeon|neurologist|physician|resident|manager|head|principal|investigator|professor"
-    r"|assistant|associate|staff|member|visiting|senior|junior|new|former)"
+    r"|assistant|associate|staff|member|visiting|senior|junior|new|former|here|advisor|adviser|coordinator|lecturer"
+    r"|honours|rotation|msc|md|nurse|colleague|labmate|collaborator|doctoral|candidate|intern|our|my)"
 )
 _SELF_BEFORE_RE = re.compile(
     rf"(?:(?<![\w'])(?:i'?m|i’m|i\s+am|im|this\s+is|it'?s\s+(?:me|just\s+me)|that'?s\s+me|here\s+is|here'?s"
-    rf"|my\s+name\s+is|my\s+name'?s|name'?s|names?\s*[:=]|me|myself|soy|je\s+suis|ich\s+bin|sono|me\s+llamo|mi\s+chiamo)"
+    rf"|my\s+name\s+is|my\s+name'?s|name'?s|names?\s*[:=]|me|myself|soy|je\s+suis|ich\s+bin|sono|me\s+llamo|mi\s+chiamo"
+    rf"|je\s+m'appelle|m'appelle|ich\s+heiße|ich\s+heisse|sou(?:\s+[ao])?|me\s+chamo|mi\s+nombre\s+es)"
     rf"(?:\s*[,:(—–-]?\s*{_ROLE_WORDS}\b\.?){{0,4}}\s*[,:(—–-]?\s*)$",
     _I,
 )
@@ -64,19 +67,24 @@ _UPLOADER_BEFORE_RE = re.compile(
     _I,
 )
 _UPLOADER_AFTER_RE = re.compile(r"^[\s,(—–-]*(?:\w+\s*,?\s*){0,2}?(?:just\s+|only\s+)upload", _I)
-_LEAD = r"(?:pi|p\.i\.|supervisor|lab\s+head|head\s+of\s+(?:the\s+)?lab|group\s+leader|principal\s+investigator|boss)"
+_LEAD = (
+    r"(?:pi|p\.i\.|supervisor|lab\s+head|head\s+of\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?lab|group\s+leader"
+    r"|principal\s+investigator|boss|lead\s+the\s+lab|run\s+the\s+lab|manage\s+the\s+(?:[\w-]+\s+)?lab)"
+)
 _LEAD_BEFORE_RE = re.compile(
     rf"(?<![\w.]){_LEAD}\s*(?:is|was|[:=,(—–-])?\s*(?:{_ROLE_WORDS}\s+)?$|(?<![\w])(?:prof|professor)\.?\s*$", _I
 )
 _LEAD_AFTER_RE = re.compile(
-    rf"^\s*(?:\(\s*(?:the\s+|our\s+|my\s+)?{_LEAD}\b[^()]*\)|[,—–-]\s*(?:(?:the|our|my|his|her)\s+)?{_LEAD}\b"
+    rf"^\s*(?:\(\s*(?:the\s+|our\s+|my\s+)?{_LEAD}\b[^()]*\)"
+    rf"|[,—–-]\s*(?:i'?m\s+|i\s+am\s+)?(?:(?:the|our|my|his|her|a)\s+)?{_LEAD}\b"
     rf"|(?:\([^()]*\)\s*)?(?:is|was)\s+(?:the|our|my|his|her)\s+{_LEAD}\b"
     rf"|(?:\([^()]*\)\s*)?(?:only|just)\s+(?:designed|supervised|planned)|(?:\([^()]*\)\s*)?(?:designed|supervised)\b)",
     _I,
 )
 _NOT_RECORDER_AFTER_RE = re.compile(
     r"^\s*(?:\([^()]*\)\s*)?(?:is|was)\s*n[o']t\s+(?:the\s+|an?\s+)?(?:experimenter|one\s+who\s+recorded)"
-    r"|^\s*(?:\([^()]*\)\s*)?(?:did|does)\s*n[o']t\s+record",
+    r"|^\s*(?:\([^()]*\)\s*)?(?:did|does)\s*n[o']t\s+record"
+    r"|^\s*\(\s*not\s+(?:an?\s+|the\s+)?(?:experimenter|recorder|one\s+who)",
     _I,
 )
 # "experimenter", misspelt ("expermenter", "experimentor") or in the users' other languages.
@@ -90,17 +98,22 @@ _OBJECT = (
 )
 _DID = r"(?:did|does|do|ran|runs|run|performed|made|carried\s+out|conducted|collected|acquired|handled|took)"
 _RECORDER_AFTER_RE = re.compile(
-    rf"^\s*(?:\([^()]*\)\s*)?,?\s*(?:(?:who|she|he|they|both|together|also|all|was\s+the\s+one\s+who"
+    rf"^\s*\)?\s*(?:\([^()]*\)\s*)?,?\s*(?:(?:who|she|he|they|both|together|also|all|was\s+the\s+one\s+who"
     rf"|is\s+the\s+one\s+who|(?:she|he)'?s\s+the\s+one\s+who|were\s+the\s+ones\s+who)\s+)*"
-    rf"(?:recorded|records|record\b|{_DID}\s+(?:\w+\s+){{0,3}}?{_OBJECT})"
-    rf"|^\s*\(\s*(?:\w+\s+){{0,2}}?(?:recordings?|recorded|experimenters?|recorder|did\s+(?:the\s+)?recordings?)\b"
+    rf"(?:recorded|records|record\b|took\s+over|{_DID}\s+(?:\w+\s+){{0,3}}?{_OBJECT})"
+    rf"|^\s*\((?![^()]*\b(?:not|never|no)\b|[^()]*n't\b)\s*(?:\w+\s+){{0,2}}?"
+    rf"(?:recordings?|recorded|experimenters?|recorder|did\s+(?:the\s+)?recordings?)\b"
     rf"|^\s*,?\s*(?:as|to\s+the)\s+(?:an?\s+|the\s+)?(?:experimenters?|recorders?)\b",
     _I,
 )
 _RECORDER_BEFORE_RE = re.compile(
     rf"(?:(?:recorded|recordings?|experiments?|sessions?|data|done|performed|made|carried\s+out|conducted"
-    rf"|collected|acquired|run|ran)\s+(?:\w+\s+){{0,2}}?by\s+(?:me\s*(?:,|and|&|\+|together\s+with)\s*)?"
+    rf"|collected|acquired|run|ran)\s+(?:\w+\s+){{0,2}}?by\s+(?:(?:me|myself)\s*(?:,|and|&|\+|\(|together\s+with)\s*)?"
+    rf"(?:(?:two|three|four|both|these|those)\s+[\w-]+\s*:\s*)?"
     rf"|(?:recordings?|recorded\s+by|{_EXPERIMENTER}|recorders?|recorded|exp|expt)\.?\)?\s*[:=]\s*"
+    rf"(?:(?:me|myself)\s*\(\s*)?"
+    rf"|(?:record\w*|ran|did|performed|made|conducted)\b[^.;!?]{{0,60}}?\bwith\s+(?:(?:the\s+)?help\s+(?:from|of)\s+)?"
+    rf"|(?<![\w'])with\s+(?=(?:my|our)\s+)"
     rf"|(?:{_EXPERIMENTER}|recorders?)\s+(?:is|was|are|were|should\s+be)\s+"
     rf"|(?:person|one|people)\s+who\s+(?:\w+\s+)?(?:recorded|{_DID}\s+(?:\w+\s+){{0,3}}?{_OBJECT})(?:\s+it)?"
     rf"\s+(?:is|was|were)\s+"
@@ -114,9 +127,28 @@ _RECORDER_BEFORE_RE = re.compile(
 _WRITER_RECORDED_RE = re.compile(
     rf"(?<![\w'])i\s+(?:\w+\s+){{0,2}}?(?:recorded|(?:did|ran|performed|made|carried\s+out|conducted|collected"
     rf"|acquired)\s+(?:\w+\s+){{0,3}}?{_OBJECT})"
-    rf"|\bby\s+me\b|(?<![\w'])(?:me|i|myself)\s*(?:and|&|\+)\s*(?:my\s+)?\w+"
-    rf"|\b(?:both|we)\s+recorded\b",
+    rf"|(?<![\w'])we\s+(?:\w+\s+){{0,2}}?(?:recorded|(?:did|ran|performed|made|carried\s+out|conducted|collected"
+    rf"|acquired)\s+(?:\w+\s+){{0,3}}?{_OBJECT})"
+    rf"|\bby\s+(?:me|myself)\b|(?<![\w'])(?:me|i|myself)\s*(?:and|&|\+)\s*(?:my\s+)?\w+"
+    rf"|\b(?:by|with)\s+(?:[\w.]+\s+){{0,4}}?(?:and|&)\s+me\b"
+    rf"|\b(?:both|we)\s+recorded\b|\bboth\s+of\s+us\b",
     _I,
+)
+# The writer says they did not: "I did not do these recordings", "I'm not an experimenter".
+_WRITER_DID_NOT_RE = re.compile(
+    r"(?<![\w'])i\s+(?:did\s*n[o']t|didn'?t|never|was\s*n[o']t|wasn'?t|am\s+not|honestly\s+didn'?t)\b"
+    r"|(?<![\w'])i'?m\s+not\s+(?:an?\s+|the\s+)?(?:experimenter|one\s+who)|\bnot\s+me\b|\bwasn'?t\s+at\s+the\s+rig",
+    _I,
+)
+# "on behalf of Ahmed Haddad", "for my rotation student Keiko Yamamoto": the one the writer uploads for.
+_FOR_BEFORE_RE = re.compile(
+    rf"(?:on\s+behalf\s+of\s+|(?:\bfor|helping|help)\s+(?:my|our|his|her)\s+(?:{_ROLE_WORDS}\s+|[\w'-]+\s+){{0,3}}?)"
+    rf"(?:dr\.?\s*)?$",
+    _I,
+)
+# "… Keiko Yamamoto. She did the slice prep and all the recordings": the one named last before it.
+_PRONOUN_RECORDED_RE = re.compile(
+    rf"(?:^|[.!?;]\s+)(?:she|he)\s+(?:\w+\s+){{0,2}}?(?:recorded|{_DID}\s+(?:[\w-]+\s+){{0,4}}?{_OBJECT})", _I
 )
 # "me and my labmate: A, B", "me + my colleague — I'm A, she's B": the writer and a colleague both.
 _PAIR_RE = re.compile(
@@ -126,15 +158,19 @@ _PAIR_RE = re.compile(
 )
 _COLLEAGUE_BEFORE_RE = re.compile(r"(?:she|he)'?s\s*$|(?:she|he)\s+is\s*$", _I)
 _GROUP_GAP_RE = re.compile(
-    r"^\s*(?:\([^()]{0,60}\))?\s*(?:,|;|and|&|\+|und|y|e|et|with|together\s+with)\s*$"
-    r"|^\s*(?:and|&|\+)\s+(?:me|myself)\s*\(\s*$",  # "Dr. Yuki Tanaka AND me (Pablo Ortiz)"
+    # "A and B", "A (PhD student) & B", "A (lab tech) and our postdoc B", "me (A, lab tech) and B"
+    rf"^(?:[^()]{{0,40}}\))?\s*(?:\([^()]{{0,60}}\))?\s*(?:,\s*(?=and\b|&))?"
+    rf"(?:,|and|&|\+|und|y|e|et|with|together\s+with)\s*"
+    rf"(?:,\s*)?(?:(?:{_ROLE_WORDS}|phd|dr)\.?\s+){{0,4}}$"
+    # "Dr. Yuki Tanaka AND me (Pablo Ortiz)", "A (neurosurgeon) and me, B"
+    r"|^(?:[^()]{0,40}\))?\s*(?:\([^()]{0,60}\))?\s*(?:,\s*)?(?:and|&|\+)\s+(?:me|myself|i)\s*[,(]\s*$",
     _I,
 )
 _WORD_RE = re.compile(r"(?<![\w'’-])[^\W\d_]+(?:['’-][^\W\d_]+)*(?:\.ssa)?(?![\w])")
 _CLAUSE_END_RE = re.compile(r"[.!?](?=\s|$)|\n|;|\s[|/]\s")
 _LOWERCASE_SELF_RE = re.compile(
     r"(?<![\w'])(?:i'?m|i\s+am|im|this\s+is|my\s+name\s+is|name'?s)\s+"
-    r"(?P<name>[^\W\d_]{2,}(?:\s(?:van|von|de|der|den|da|di|del|la|le|dos|das)){0,2}\s[^\W\d_]{2,})"
+    r"(?P<name>[^\W\d_]{2,}(?:\s(?:van|von|de|der|den|da|di|del|la|le|dos|das)){0,2}(?:\s[^\W\d_]{2,}){1,2})"
     r"(?=\s*(?:[,.(]|$|\s(?:from|at|here|and|&|in|of|with|\()))",
 )
 _LOWERCASE_PAIR_RE = re.compile(
@@ -143,7 +179,13 @@ _LOWERCASE_PAIR_RE = re.compile(
 )
 
 
-_MY_NAME_RE = re.compile(r"\bmy\s+(?:own\s+)?(?:name|surname|first\s+name|last\s+name|family\s+name)\b", _I)
+_LEAD_IN_RE = re.compile(rf"\b{_LEAD}\b", _I)
+_NEGATED_RE = re.compile(r"\b(?:not|never|no)\b|n't\b", _I)
+_MY_NAME_RE = re.compile(
+    r"\bmy\s+(?:own\s+)?(?:name|surname|first\s+name|last\s+name|family\s+name)\b"
+    r"|\b(?:her|his)\s+(?:name|surname)\b(?=[^.]*?\b(?:spell|spelt|wrong|typo|accent|misspel))",
+    _I,
+)
 # A clause that speaks of the experimenter and then names someone: the name is the experimenter's.
 _EXPERIMENTER_NAMED_RE = re.compile(
     rf"\b{_EXPERIMENTER}\b(?![^,.;]*\bnot\b)[^.;!?]{{0,60}}?(?:it'?s|is|should\s+be|to|:|=|as)\s*$", _I
@@ -152,6 +194,7 @@ _EXPERIMENTER_NAMED_RE = re.compile(
 
 _LOWERCASE_NAME = (
     r"(?<![\w-])(?!and\s|&)[^\W\d_]+(?:\s(?:van|von|de|der|den|da|di|del|la|le|dos|das))*\s(?!and\b)[^\W\d_]+"
+    r"(?:\s(?!and\b)[^\W\d_]+)?"
 )
 
 
@@ -170,6 +213,7 @@ class Team:
     experimenters: tuple[str, ...]  # who recorded, in the order named
     others: tuple[str, ...]  # people named as leading, supervising or only uploading
     named: tuple[str, ...]  # everyone the message names
+    said: bool = False  # words say who recorded ("did the recordings", "Recordings: …"), not only who writes
 
 
 def team(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], bool]) -> Team | None:
@@ -181,7 +225,12 @@ def team(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], b
     if not names:
         return None
     _read_roles(text, names)
-    writer_recorded = bool(_WRITER_RECORDED_RE.search(text))
+    did_not = bool(_WRITER_DID_NOT_RE.search(text))
+    if did_not:
+        for n in names:
+            if "self" in n.roles and "recorder" not in n.roles:
+                n.roles.add("not")  # "I'm the PI … I honestly didn't touch the rig"
+    writer_recorded = bool(_WRITER_RECORDED_RE.search(text)) and not did_not
     pair = bool(_PAIR_RE.search(text))
     recorders = [
         n
@@ -193,7 +242,11 @@ def team(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], b
     others = tuple(n.text for n in names if n.roles & {"lead", "uploader", "not"} and n not in recorders)
     if not recorders:
         writers = [n for n in names if "self" in n.roles and not n.roles & {"lead", "uploader", "not"}]
-        if writers:
+        helped = [n for n in names if "for" in n.roles and not n.roles & {"self", "lead", "not"}]
+        if helped:  # "I'm uploading this on behalf of Ahmed Haddad"
+            recorders = helped
+            others += tuple(n.text for n in writers if n.text not in others)
+        elif writers:
             group = writers[0].group
             recorders = [n for n in names if n.group == group and not n.roles & {"lead", "uploader", "not"}]
         elif any("recorder" in n.roles for n in names):
@@ -207,7 +260,10 @@ def team(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], b
         others += tuple(n.text for n in names if n not in recorders and n.text not in others)
     if not recorders:
         return Team((), others, named) if others else None
-    return Team(tuple(dict.fromkeys(n.text for n in recorders)), others, named)
+    texts = list(dict.fromkeys(n.text for n in recorders))
+    words = [set(text.lower().split()) for text in texts]  # "I'm Mark, Mark Sullivan": one person
+    texts = [t for t, w in zip(texts, words, strict=True) if not any(w < other for other in words)]
+    return Team(tuple(texts), others, named, said=any("recorder" in n.roles for n in recorders))
 
 
 def _names(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], bool]) -> list[_Name]:
@@ -337,21 +393,33 @@ _ORGANISATION_AFTER_RE = re.compile(
 
 
 def _read_roles(text: str, names: list[_Name]) -> None:
+    _read_group_roles(text, names)
+    for m in _PRONOUN_RECORDED_RE.finditer(text):  # "… Keiko Yamamoto. She did all the recordings"
+        before = [n for n in names if n.end <= m.start() and "self" not in n.roles]
+        if before:
+            before[-1].roles.add("recorder")
+
+
+def _read_group_roles(text: str, names: list[_Name]) -> None:
     group = 0
     for index, name in enumerate(names):
-        if index and _GROUP_GAP_RE.match(text[names[index - 1].end : name.start]):
+        gap = text[names[index - 1].end : name.start] if index else ""
+        said_of_next = re.sub(r"\([^()]*\)|^[^()]*\)", "", gap)  # "(PI) and B" says PI of the one before
+        if index and _GROUP_GAP_RE.match(gap) and not _LEAD_IN_RE.search(said_of_next):  # "…, our PI Susan Whitaker"
             name.group = names[index - 1].group
         else:
             group += 1
             name.group = group
     clause_starts = [0] + [m.end() for m in _CLAUSE_END_RE.finditer(text)]
-    opening = re.match(
+    opening = re.match(r"[\W_]*(?:(?:[\w']+\s){0,2}[\w']+:\s+)?(?=[A-Z])", text)  # "Quick one: Nicolás Paredes, …"
+    opening_end = opening.end() if opening and opening.end() < 24 else 0
+    greeting = re.match(
         r"[\W_]*(?:(?:hi|hello|hey|dear|greetings|good\s+\w+|bonjour|hola|ciao|hallo|salut|"
         r"namaste|guten\s+tag|olá|ola|buongiorno|morning|hiya|yo)\b[\W_]*)*",
         text,
         _I,
     )
-    opening_end = opening.end() if opening else 0
+    opening_end = max(opening_end, greeting.end() if greeting else 0)
     for group_id in sorted({n.group for n in names}):
         members = [n for n in names if n.group == group_id]
         first, last = members[0], members[-1]
@@ -370,8 +438,13 @@ def _read_roles(text: str, names: list[_Name]) -> None:
         for n in members:
             own_before = text[clause_start : n.start]
             own_after = text[n.end : clause_end]
-            if _SELF_BEFORE_RE.search(own_before[-60:]) or _SELF_AFTER_RE.match(own_after):
+            introduced = _SELF_BEFORE_RE.search(own_before[-60:])
+            if introduced or _SELF_AFTER_RE.match(own_after):
                 n.roles.add("self")
+            if introduced and _LEAD_IN_RE.search(introduced.group()):
+                n.roles.add("lead")  # "I'm the lab head here (Dr. Nathan Brooks"
+            if _FOR_BEFORE_RE.search(own_before[-60:]):
+                n.roles.add("for")
             if _LEAD_BEFORE_RE.search(own_before[-40:]) or _LEAD_AFTER_RE.match(own_after):
                 n.roles.add("lead")
             if _NOT_RECORDER_AFTER_RE.match(own_after):
@@ -379,17 +452,17 @@ def _read_roles(text: str, names: list[_Name]) -> None:
             if _COLLEAGUE_BEFORE_RE.search(own_before[-12:]):
                 n.roles.add("colleague")
             own = re.match(r"^\s*\(([^()]*)\)", own_after)
-            if (
-                own
-                and re.search(r"record|experimenter", own.group(1), _I)
-                and not re.search(r"\bnot\b", own.group(1), _I)
-            ):
+            if own and re.search(r"record|experimenter", own.group(1), _I) and not _NEGATED_RE.search(own.group(1)):
                 n.roles.add("recorder")
         if _MY_NAME_RE.search(text) and len({n.group for n in names}) == 1:
             first.roles.add("self")  # "Typo in my name, it's Jürgen with an umlaut: Jürgen Weber"
         if _EXPERIMENTER_NAMED_RE.search(before) and not first.roles & {"lead", "not"}:
             for n in members:
                 n.roles.add("recorder")  # "the experimenter is spelled wrong, it's Siobhán Ní Bhriain"
-        if "recorder" in first.roles and len(members) > 1 and _RECORDER_AFTER_RE.match(after):
+        if (
+            "recorder" in first.roles
+            and len(members) > 1
+            and (_RECORDER_AFTER_RE.match(after) or _RECORDER_BEFORE_RE.search(before))
+        ):
             for n in members:
                 n.roles.discard("lead")  # "Prof. A (PI) and B did the recordings together"

@@ -2498,7 +2498,15 @@ def _takes_over(current: str | None, guessed: bool, recorders: str, crew: people
         return True
     others = _people_in("; ".join(crew.others)) or set() if crew.others else set()
     named = _people_in("; ".join(crew.named)) or set()
-    return before < after or before <= others or not before & named
+    if crew.said and after < before:
+        return True  # "PI: Dr. Anita Verma (not an experimenter) / Recordings: Carlos Mendes, Ji-ho Lee"
+    if all(any(_words_of(person) <= _words_of(full) for full in after) for person in before):
+        return True  # "Mark" of "I'm Mark, Mark Sullivan", "Menon" of "Nikhil Rao, Shreya Menon"
+    return before <= others or not before & named
+
+
+def _words_of(person: str) -> set[str]:
+    return set(person.lower().replace(",", " ").replace(".", " ").split())
 
 
 def _better_institution(current: str | None, named: str) -> bool:

@@ -124,6 +124,31 @@ PEOPLE: list[Row] = [
         {"experimenter": "Tóth, Réka"},
     ),
     ("hi im sara lindgren from Karolinska, two-photon in mouse V1", ASKED_FIRST, {"experimenter": "Lindgren, Sara"}),
+    (
+        "I'm Sven Aalto and together with my colleague Ilona Varga we recorded these sessions.",
+        NOTHING_ASKED,
+        {"experimenter": "Aalto, Sven; Varga, Ilona"},
+    ),
+    (
+        "Prof. Maren Holt here. I did not record this; it was done by my postdoc Jonas Lind.",
+        NOTHING_ASKED,
+        {"experimenter": "Lind, Jonas"},
+    ),
+    (
+        "I'm entering this for my MSc student Aylin Demir. She did all the recordings.",
+        NOTHING_ASKED,
+        {"experimenter": "Demir, Aylin"},
+    ),
+    (
+        "Recorded by myself (Oren Katz, PI) and our engineer Dana Levi",
+        NOTHING_ASKED,
+        {"experimenter": "Katz, Oren; Levi, Dana"},
+    ),
+    (
+        "Recordings: Emil Berg, Sara Nyström. PI: Dr. Anders Holm (not an experimenter)",
+        NOTHING_ASKED,
+        {"experimenter": "Berg, Emil; Nyström, Sara"},
+    ),
     # Capitalised words that are not people: a strain, a place, an institution's first words.
     ("We used Long Evans rats at the Max Planck Institute", NOTHING_ASKED, {"strain": "Long Evans"}),
     ("Obafemi Awolowo University, Ile-Ife", ("institution",), {"institution": "Obafemi Awolowo University"}),

@@ -170,7 +170,7 @@ def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     parsed = _tidied(parsed, text)
     if parsed.intents & _NOT_ABOUT_THE_SUBJECT:  # "this keeps failing on the V1 file": no value in passing
         return parsed
-    parsed = _with_prose(blanked, parsed)
+    parsed = _with_description(blanked, _with_prose(blanked, parsed))
     return _with_species(text, _with_location(text, parsed))
 
 
@@ -2545,3 +2545,147 @@ def _is_a_known_institution(value: str) -> bool:
 
 
 _CONNECTOR_AT_END_RE = re.compile(r"(?:\b(?:at|from|of|da|de|di|del|la|the)|[àa]\s+l'|[àa])\s*$", _I)
+
+
+def _with_description(text: str, parsed: ParsedMessage) -> ParsedMessage:
+    """The experiment's description as the sentence gives it: with the comma parts that go on
+    describing ("Whole-cell recordings in brainstem slices, cochlear nucleus bushy cells"), without
+    the writer's "I did" or "We do" in front, and, when the chunks found none, the clause after
+    "we recorded", "I did" or "Recordings by …:" that names a method."""
+    if "experiment_description" in parsed.skipped:
+        return parsed
+    fields, guessed = dict(parsed.fields), set(parsed.guessed)
+    current = fields.get("experiment_description")
+    if current is None:
+        found = _description_in_sentences(text)
+        if found is None:
+            return parsed
+        fields["experiment_description"] = found
+        guessed.add("experiment_description")
+    elif "experiment_description" in guessed and _NOT_A_DESCRIPTION_RE.match(current):
+        del fields["experiment_description"]  # "12 weeks old at recording", "sex wasn't recorded"
+        guessed.discard("experiment_description")
+    else:
+        fields["experiment_description"] = _without_first_person(_continued_description(text, current))
+    if fields == parsed.fields:
+        return parsed
+    return replace(
+        parsed, fields=fields, guessed=frozenset(guessed), intents=parsed.intents | {Intent.PROVIDE_METADATA}
+    )
+
+
+# What a guessed description never starts with: an age, the sex, a pronoun for the animal, a laugh.
+_NOT_A_DESCRIPTION_RE = re.compile(
+    r"(?:about\s+|around\s+|~\s*)?\d+(?:[.,]\d+)?\s*(?:days?|weeks?|wks?|months?|mos?|years?|yrs?)\b"
+    r"|(?:sex|age|he|she|haha|lol)\b",
+    _I,
+)
+_FIRST_PERSON_START_RE = re.compile(
+    r"^(?:so\s+|basically\s+|here\s+|mainly\s+)?(?:i|we)\s+(?:(?:mostly|mainly|usually|also|both)\s+)?"
+    r"(?:did|do|does|make|made|performed|perform|ran|run|carried\s+out|conduct(?:ed)?|use|used)\s+"
+    r"|^(?:it'?s|this\s+is|these\s+are)\s+(?=\S+\s+\S+)"
+    r"|^(?:i|we)\s+(?=(?:record|recorded|image|imaged)\b)"  # "We record place cells …" → "record place cells …"
+    r"|^(?:the\s+)?(?:experiment|experience|study|project)\s+(?:is|was|consists\s+(?:in|of))\s+(?:about\s+)?"
+    r"|^i'?d\s+describe\s+it\s+as\s+"
+    r"|^[^:]{0,40}\b(?:experiment|details|project|study)\b[^:]{0,20}:\s*",
+    _I,
+)
+
+
+def _without_first_person(value: str) -> str:
+    """ "I did patch clamp in acute slices" → "patch clamp in acute slices"; a pasted paragraph stays as
+    it was written."""
+    if len(value.split()) > 25 or re.search(r"[.!?]\s", value):
+        return value
+    bare = _FIRST_PERSON_START_RE.sub("", value, count=1)
+    return bare if _names_a_method(bare) or _describes_experiment(bare) else value
+
+
+def _continued_description(text: str, description: str) -> str:
+    """The description with the comma parts after it that go on describing the experiment."""
+    start = text.find(description)
+    if start < 0:
+        return description
+    end = start + len(description)
+    while (m := _PART_BEFORE_RE.search(text, 0, start)) and _continues_description(
+        _without_first_person(m.group("part"))
+    ):
+        if not _names_a_method(m.group("part")) and not _names_a_method(text[start:end]):
+            break
+        start = m.start("part")  # "We record place cells in rats on a rotating arena, tetrodes in CA1"
+    while (m := _NEXT_PART_RE.match(text, end)) and _continues_description(m.group("part")):
+        end = m.end()
+    return text[start:end]
+
+
+_INTENT_WORDS_RE = re.compile(r"\b(?:go\s+ahead|convert|don'?t\s+know|no\s+idea|not\s+sure|skip|later)\b", _I)
+# A number standing alone ("12 weeks", "512-electrode", "3.5"); not inside a name ("CA3", "L2/3", "2D").
+_NUMBER_RE = re.compile(r"(?<![\w/-])\d+(?:[.,]\d+)?(?![\w/])")
+_PART_BEFORE_RE = re.compile(r"(?:^|[.!?;:\n]\s*|,\s*)(?P<part>[^,.;:!?\n]+?),\s*$")
+_NEXT_PART_RE = re.compile(r",\s*(?P<part>[^,.;!?\n]+?)(?=\s*(?:[,;!?\n]|\.(?:\s|$)|$))")
+_NOT_A_CONTINUATION_START = _vocabulary(
+    """i, we, she, he, it, they, this, that, these, those, so, but, and, please, sorry, thanks, thank, btw, also,
+    which, who, my, our, sex, age, born, aged, id, subject, animal, mouse, rat, session, recorded, started"""
+)
+
+
+def _continues_description(part: str) -> bool:
+    """Whether a comma part goes on describing ("looking at mossy fiber LTP", "fear recall", "cochlear
+    nucleus bushy cells") rather than starting the subject, a person, a place or a remark."""
+    outside = re.sub(r"\([^()]*\)", " ", part)
+    words = _WORD_RE.findall(outside)
+    lowered = [w.lower() for w in words]
+    if not 2 <= len(words) <= 16 or _NUMBER_RE.search(outside) or lowered[0] in _NOT_A_CONTINUATION_START:
+        return False
+    if lowered[0] in _SPECIES_WORDS or prose.sex(outside) or _SEX_RE.fullmatch(outside.strip()):
+        return False
+    if _is_organisation(part.strip()) or institutions.named(part, _is_a_known_institution) or _person(part.strip()):
+        return False
+    if re.search(r"\b[A-Z][a-z]+\s[A-Z][a-z]+\b", outside) or _about_the_conversation(part):
+        return False  # "Cambridge NeuroTech", "Maria Lopez"; "sorry for the delay"
+    if _command(part) or _refusal(part) or _INTENT_WORDS_RE.search(part):
+        return False  # "go ahead and convert", "don't know the rest"
+    return (
+        any(w in _DESCRIPTION_WORDS or w in _METHOD_WORDS or w in _BRAIN_AREAS for w in lowered)
+        or any(w.endswith("ing") and len(w) > 5 for w in lowered)
+        or all(w.islower() for w in words)
+    )
+
+
+# "we recorded EEG in rats after …", "I did whole-cell patch clamp in …", "Recordings by A and B: wireless
+# tetrode recordings of place cells …", "Experiment done by A at LMU: juxtacellular recordings …".
+_DESCRIPTION_CLAUSE_RES = (
+    re.compile(
+        r"(?<![\w'])(?:i|we|they|she|he)\s+(?:(?:also|both|mostly|mainly|then)\s+)?"
+        r"(?P<verb>did|do|make|made|performed|ran|use|used|carried\s+out|conducted|recorded|record|imaged|image)\s+"
+        r"(?!not\b|never\b)(?P<rest>[^.!?;\n]+)",
+        _I,
+    ),
+    re.compile(r"(?:^|[.!?]\s+)(?:it'?s|this\s+is|these\s+are)\s+(?P<rest>[^.!?;\n]+)", _I),
+    re.compile(
+        r"\b(?:recordings?|recorded|experiments?)\s+(?:were\s+|was\s+)?(?:done\s+|made\s+|performed\s+)?by\s+"
+        r"[^,.;:!?\n]{3,80}?\s+(?:with|from|using)\s+(?P<rest>[^.!?;\n]+)",
+        _I,
+    ),
+    re.compile(
+        r"\b(?:recordings?|experiments?|sessions?|experiment|it)\s+(?:was\s+|were\s+)?(?:done|made|performed|run|"
+        r"carried\s+out)?\s*by\s+[^:.;!?\n]{3,80}?:\s*(?P<rest>[^.!?;\n]+)",
+        _I,
+    ),
+)
+
+
+def _description_in_sentences(text: str) -> str | None:
+    for pattern in _DESCRIPTION_CLAUSE_RES:
+        for m in pattern.finditer(text):
+            rest = m.group("rest")
+            first = re.match(r"(?:[^,(]|\([^()]*\))+", rest)  # to the first comma outside parentheses
+            if first is None:
+                continue
+            value = _continued_description(text, first.group().strip())
+            verb = (m.groupdict().get("verb") or "").lower()
+            if verb in ("recorded", "record", "imaged", "image"):  # "we recorded EEG in rats": the verb says the method
+                value = f"{verb} {value}"
+            if _names_a_method(value) and not _about_the_conversation(value) and len(value.split()) >= 3:
+                return value.strip()
+    return None

@@ -683,7 +683,7 @@ FIRST_SET: list[Answer] = [
     (
         "We recorded spontaneous activity in anesthetized ferrets",
         ("experiment_description",),
-        {"experiment_description": "We recorded spontaneous activity in anesthetized ferrets", "species": "ferrets"},
+        {"experiment_description": "recorded spontaneous activity in anesthetized ferrets", "species": "ferrets"},
     ),
     (
         "Name: Olivia Brown, affiliation: Brown University",
@@ -1394,7 +1394,7 @@ SIXTH_SET: list[Answer] = [
         {
             "experimenter": "Marco Rossi",
             "institution": "SISSA",
-            "experiment_description": "We did tetrode recordings in dorsal hippocampus",
+            "experiment_description": "tetrode recordings in dorsal hippocampus",
             "location": "dorsal hippocampus",
         },
     ),

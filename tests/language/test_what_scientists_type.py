@@ -154,6 +154,32 @@ PEOPLE: list[Row] = [
     ("Obafemi Awolowo University, Ile-Ife", ("institution",), {"institution": "Obafemi Awolowo University"}),
 ]
 
+# --- descriptions inside sentences -------------------------------------------------------------------
+
+DESCRIPTIONS: list[Row] = [
+    (
+        "Tetrode recordings in rat subiculum, looking at boundary vector cells. Rat R-12, male.",
+        NOTHING_ASKED,
+        {"experiment_description": "Tetrode recordings in rat subiculum, looking at boundary vector cells"},
+    ),
+    (
+        "Hi, Oona Virtanen here. I did whole-cell recordings in mouse cerebellar slices, Golgi cells.",
+        NOTHING_ASKED,
+        {"experiment_description": "whole-cell recordings in mouse cerebellar slices, Golgi cells"},
+    ),
+    (
+        "Recordings were done by Ali Demir with Neuropixels probes in mouse dorsal striatum during licking",
+        NOTHING_ASKED,
+        {"experiment_description": "Neuropixels probes in mouse dorsal striatum during licking"},
+    ),
+    (
+        "Two-photon imaging in L2/3 of mouse V1, orientation tuning, sorry it's late",
+        NOTHING_ASKED,
+        {"experiment_description": "Two-photon imaging in L2/3 of mouse V1, orientation tuning"},
+    ),
+    ("she was 11 weeks old at recording", ("age",), {"age": "P11W"}),
+]
+
 # --- institutions: prepositions, departments, places -----------------------------------------------
 
 INSTITUTIONS: list[Row] = [
@@ -322,6 +348,7 @@ TABLES = {
     "intros": INTROS,
     "roles": ROLES,
     "people": PEOPLE,
+    "descriptions": DESCRIPTIONS,
     "institutions": INSTITUTIONS,
     "subjects": SUBJECTS,
     "species": SPECIES,

@@ -17,16 +17,30 @@ _ABBREVIATIONS = frozenset(
     vmPFC ACC OFC VTA SNc SNr BLA CeA RSP RSC PPC ALM LIP MIP FEF SEF IT NAc DMS DLS HPC OB HVC RA LMAN BNST
     LHb MHb MSO LSO STN GPe GPi PAG LC DRN IC MGB VPM VPL POm LP ZI PVN SCN PL IL AIC vHPC dHPC EC PrL ILC
     mOFC lOFC VISp VISl VISam VISpm VISal VISrl MOp MOs SSp SSs AUDp ACAd ACAv PIR ENTl ENTm CP ACB LHA DMH
-    VMH ARH SN GP STR CPu TRN LD LS MS DB CeM IPN SFO""".split()  # noqa: SIM905 (a word list reads best as words)
+    VMH ARH SN GP STR CPu TRN LD LS MS DB CeM IPN SFO ICx ICc MNTB NCL DCN AVCN PVCN VCN vlPFC dlPFC PMd PMv SMA
+    preSMA AIP MSTd FST V3A V6 NTS PBN""".split()  # noqa: SIM905 (a word list reads best as words)
 )
 _HEADS = (
     "cortex|cortices|hippocampus|hippocampi|thalamus|hypothalamus|striatum|cerebellum|amygdala|colliculus|colliculi"
-    "|nucleus accumbens|nucleus|nuclei|body|bodies|bulb|gyrus|lobe|habenula|septum|tectum|retina|spinal cord"
+    "|nucleus accumbens|nucleus reuniens|nucleus|nuclei|body|bodies|bulb|gyrus|lobe|habenula|septum|tectum|retina|spinal cord"
     "|midbrain|hindbrain"
     "|forebrain|brainstem|brain stem|nerve|nidopallium|pallium|ganglion|ganglia|cord|pons|medulla|claustrum"
     "|insula|putamen|caudate|globus pallidus|substantia nigra|complex|formation|subiculum|tegmentum|tegmental area"
     "|cochlea|gray|grey|fasciculus|accumbens|neuropil|horn|raphe|pulvinar|ridge|coeruleus|locus coeruleus"
-    "|hypothalamic area|preoptic area"
+    "|hypothalamic area|preoptic area|eye field|olive|pallidum|zona incerta|sulcus|plexus"
+    "|nigra|lobule|vermis|flocculus|arcopallium|mesopallium|hyperpallium|area\\s\\d{1,2}"
+)
+# Latin words that follow a head: "nidopallium caudolaterale", "substantia nigra pars compacta".
+_AFTER_HEAD = r"(?:\s(?:pars\s[a-z]+|caudolaterale|caudomediale|interpositus|basalis|ambiguus|shell|core|proper))?"
+# Modifiers not in the list above that read as anatomy by their ending ("inferotemporal", "sensorimotor",
+# "stomatogastric", "interpositus"), except common words with those endings.
+_ANY_MODIFIER = (
+    r"(?!(?:several|original|normal|individual|total|general|experimental|animal|typical|similar|regular|particular"
+    r"|clinical|surgical|chronic|acute|electric|electrical|optical|neural|neuronal|single|multiple|technical|local"
+    r"|global|critical|previous|various|numerous|serious|famous|continuous|spontaneous|genetic|synaptic|intrinsic"
+    r"|extracellular|intracellular|juxtacellular|physiological|pharmacological|behavioral|behavioural|natural"
+    r"|artificial|virtual|visual-tactile|final|initial|additional|internal|external|bilateral|mutual|actual)\b)"
+    r"[a-z]{4,}(?:al|ar|ary|ic|ior|ine|ory|otor|us)"
 )
 _MODIFIERS = (
     "primary|secondary|visual|auditory|somatosensory|sensory|motor|premotor|barrel|prefrontal|prelimbic"
@@ -42,7 +56,7 @@ _MODIFIERS = (
     "|basal|ventricular|median|optic nerve|visual thalamus|auditory thalamus"
 )
 _AREA = (
-    rf"(?:(?:{_MODIFIERS})[\s-]){{0,3}}(?:{_HEADS})(?:\s(?:{'|'.join(sorted(_ABBREVIATIONS))}))?"
+    rf"(?:(?:{_MODIFIERS}|{_ANY_MODIFIER})[\s-]){{0,3}}(?:{_HEADS}){_AFTER_HEAD}(?:\s(?:{'|'.join(sorted(_ABBREVIATIONS))}))?"
     rf"|(?:area|region|layer)\s(?:{'|'.join(sorted(_ABBREVIATIONS))})"
 )
 _AREA_RE = re.compile(rf"(?<![\w-])(?:{_AREA})(?![\w-])", re.IGNORECASE)
@@ -75,7 +89,13 @@ def brain_area(text: str) -> AreaMention | None:
             end = next_end
         else:
             break
+    named = _NAMED_BY_ABBREVIATION_RE.match(text, start, end)  # "area MT", "song nucleus RA": the name is "MT"
+    if named and named.end() == end:
+        start = named.start("name")
     return AreaMention(start, end, text[start:end])
+
+
+_NAMED_BY_ABBREVIATION_RE = re.compile(r"(?i:area|region|nucleus)\s(?P<name>[A-Z][A-Za-z]*\d?)")
 
 
 def _spans(text: str) -> list[tuple[int, int]]:
@@ -83,12 +103,8 @@ def _spans(text: str) -> list[tuple[int, int]]:
     for m in [*_AREA_RE.finditer(text), *_ABBREVIATION_RE.finditer(text)]:
         if m.group().lower() in _NOT_AREAS:
             continue
-        if (
-            " " not in m.group()
-            and m.group().lower() == "ganglion"  # "nucleus" and "body" alone are never areas (above)
-            and _CELL_TYPE_AFTER.match(text, m.end())
-        ):
-            continue
+        if m.group().lower().endswith("ganglion") and _CELL_TYPE_AFTER.match(text, m.end()):
+            continue  # "retinal ganglion cells" ("nucleus" and "body" alone are never areas, above)
         if any(m.start() < e and s < m.end() for s, e in spans):
             continue
         spans.append((m.start(), m.end()))

@@ -260,6 +260,8 @@ def _tidied(parsed: ParsedMessage, text: str) -> ParsedMessage:
         fields["strain"] = re.sub(
             r"\s*\(?\s*(?:bought|purchased|ordered|obtained)?\s*from\s.*$", "", fields["strain"], flags=_I
         )
+    if "location" in fields:  # "The recording was in the left LGN", "left dorsal hippocampus, if you need it"
+        fields["location"] = _LOCATION_AFTER_RE.sub("", _LOCATION_BEFORE_RE.sub("", fields["location"])).strip()
     if "subject_id" in fields and not _may_be_an_id(fields["subject_id"]):
         del fields["subject_id"]  # "boy", "adult", "macho", "The animal": words, not an animal's id
     fields = {name: value for name, value in fields.items() if value}
@@ -2689,3 +2691,11 @@ def _description_in_sentences(text: str) -> str | None:
             if _names_a_method(value) and not _about_the_conversation(value) and len(value.split()) >= 3:
                 return value.strip()
     return None
+
+
+_LOCATION_BEFORE_RE = re.compile(
+    r"^(?:the\s+)?(?:recording\s+(?:location|site)|recordings?|location|electrodes?|probes?|it|we\s+recorded)\s+"
+    r"(?:was|were|is|are|)\s*(?:all\s+)?(?:in|at|from|into)?\s*(?:the\s+)?",
+    _I,
+)
+_LOCATION_AFTER_RE = re.compile(r",\s*(?:if|in\s+case|just|btw|fyi|as\s+far|i\s+think)\b.*$", _I)

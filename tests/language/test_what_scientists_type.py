@@ -329,6 +329,17 @@ LOCATIONS: list[Row] = [
     ("recording site: lateral amygdala", NOTHING_ASKED, {"location": "lateral amygdala"}),
     ("we patch retinal ganglion cells", ASKED_FIRST, {}),  # a cell type, not an area
     ("cell c7 in slice 2", NOTHING_ASKED, {"cell_id": "c7", "slice_id": "2"}),
+    # Areas named by an anatomical adjective the vocabulary does not list, or a Latin name.
+    (
+        "single units in the posteroventral cochlear nucleus of gerbils",
+        ASKED_FIRST,
+        {"location": "posteroventral cochlear nucleus"},
+    ),
+    ("Neuropixels in the mouse zona incerta", ASKED_FIRST, {"location": "zona incerta"}),
+    ("recordings from the supplementary eye field of a macaque", ASKED_FIRST, {"location": "supplementary eye field"}),
+    ("units in area V4 during attention", ASKED_FIRST, {"location": "V4"}),
+    ("the electrodes were in the left subthalamic nucleus", ("location",), {"location": "left subthalamic nucleus"}),
+    ("rats foraging in an open field", ASKED_FIRST, {}),
 ]
 
 # --- remarks, complaints and questions are answered, not stored --------------------------------

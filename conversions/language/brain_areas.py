@@ -22,7 +22,8 @@ _ABBREVIATIONS = frozenset(
 )
 _HEADS = (
     "cortex|cortices|hippocampus|hippocampi|thalamus|hypothalamus|striatum|cerebellum|amygdala|colliculus|colliculi"
-    "|nucleus accumbens|nucleus reuniens|nucleus|nuclei|body|bodies|bulb|gyrus|lobe|habenula|septum|tectum|retina|spinal cord"
+    "|nucleus accumbens|nucleus reuniens|nucleus|nuclei"
+    "|body|bodies|bulb|gyrus|lobe|habenula|septum|tectum|retina|spinal cord"
     "|midbrain|hindbrain"
     "|forebrain|brainstem|brain stem|nerve|nidopallium|pallium|ganglion|ganglia|cord|pons|medulla|claustrum"
     "|insula|putamen|caudate|globus pallidus|substantia nigra|complex|formation|subiculum|tegmentum|tegmental area"

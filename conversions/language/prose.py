@@ -93,7 +93,7 @@ _UNIT = (
 _AGE_RE = re.compile(
     rf"(?<![\w-])(?:(?:between|from)\s)?{_NUMBER}(?:\s?(?:-|–|to|and)\s?{_NUMBER})?\s?-?\s?{_UNIT}"
     rf"(?:\s?(?:and\s)?{_NUMBER}\s?{_UNIT})?(?:\s?-?\s?old)?(?![\w/])"
-    rf"|(?<![\w-])P\d{{1,3}}(?![\w-])",
+    rf"|(?<![\w-])P\d{{1,3}}(?:\s?[-–]\s?P\d{{1,3}})?(?![\w-])",  # and "P28-P35"
     _I,
 )
 # A duration that is not an age: "recorded for 9 days", "over weeks", "every 2 days".
@@ -255,3 +255,37 @@ _BINOMIAL_IN_PARENTHESES = re.compile(r"\((?P<name>[A-Z][a-z]{2,}\s[a-z]{3,})\)"
 def binomial(text: str) -> str | None:
     names = {m.group("name") for m in _BINOMIAL_IN_PARENTHESES.finditer(text)}
     return names.pop() if len(names) == 1 else None
+
+
+# "born 3 January 2024", "DOB 2024-01-03", "date of birth is 2023-12-24", "born on the 2nd of February 2024".
+_BORN_DATE_RE = re.compile(
+    r"\b(?:born|birth|dob|d\.o\.b\.?)\b(?:\s+(?:date|is|was|on|:|=|the))*[\s:=]*(?P<date>[^,;()\n]{6,30})", _I
+)
+
+
+def date_of_birth(text: str) -> Stated | None:
+    """The one date of birth a sentence gives."""
+    found: set[str] = set()
+    for m in _BORN_DATE_RE.finditer(text):
+        date = _DATE_RE.match(m.group("date").strip())
+        if date:
+            found.add(date.group().removeprefix("the ").strip())
+    return Stated(found.pop(), True) if len(found) == 1 else None
+
+
+_HUMAN_RE = re.compile(r"\b(?:patients?|participants?|volunteers?|donors?|human|subjects?\s+with|woman|man)\b", _I)
+# A bare number beside the sex in a human subject's list: "Participant ID: P2, male, 36", "P51, 29, male".
+_BARE_AGE_RE = re.compile(
+    r"(?:\b(?:male|female|man|woman|m|f)\s*,\s*(?P<after>\d{1,3})(?=\s*(?:[,.;)]|$))"
+    r"|,\s*(?P<before>\d{1,3})\s*,\s*(?:male|female|man|woman|m|f)\b)",
+    _I,
+)
+
+
+def human_age(text: str) -> Stated | None:
+    """A human subject's age written as a bare number of years next to the sex."""
+    if not _HUMAN_RE.search(text):
+        return None
+    ages = {m.group("after") or m.group("before") for m in _BARE_AGE_RE.finditer(text)}
+    ages = {age for age in ages if 1 <= int(age) <= 110}
+    return Stated(f"{ages.pop()} years", True) if len(ages) == 1 else None

@@ -170,11 +170,11 @@ def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     parsed = _tidied(parsed, text)
     if parsed.intents & _NOT_ABOUT_THE_SUBJECT:  # "this keeps failing on the V1 file": no value in passing
         return parsed
-    parsed = _with_description(blanked, _with_prose(blanked, parsed))
+    parsed = _with_description(blanked, _with_prose(blanked, parsed, whole=text))
     return _with_species(text, _with_location(text, parsed))
 
 
-def _with_prose(text: str, parsed: ParsedMessage) -> ParsedMessage:
+def _with_prose(text: str, parsed: ParsedMessage, *, whole: str | None = None) -> ParsedMessage:
     """The start time, age and sex a message states inside its sentences (conversions.language.prose),
     for those of them the chunks did not give. A start time without a word saying it is the
     session's is a guess; an age or a sex word says what it is."""
@@ -188,8 +188,18 @@ def _with_prose(text: str, parsed: ParsedMessage) -> ParsedMessage:
         "strain": _strain_in(text),
         "cell_id": prose.cell_id(text),
         "slice_id": prose.slice_id(text),
+        "date_of_birth": prose.date_of_birth(text),
     }
+    if found["age"] is None and "age" not in parsed.fields and not said_ages:
+        found["age"] = prose.human_age(whole or text)  # "Participant ID: P2, male, 36."
+    if found["lab"] and _NOT_A_LAB_NAME_RE.match(found["lab"].value):
+        found["lab"] = None  # "Our lab manager said…"
     fields, guessed = dict(parsed.fields), set(parsed.guessed)
+    strain, read = found["strain"], fields.get("strain", "")
+    if strain and read and strain.value != read and strain.value.startswith(read):
+        fields["strain"] = strain.value  # "Vglut2-Cre;Ai148": the cross, not its first line
+    if found["date_of_birth"] and "date_of_birth" in fields and _unreadable_time(fields["date_of_birth"]):
+        del fields["date_of_birth"]  # "born 14 March 2024, recorded at P60": the sentence gives the date
     crew = people.team(text, _vocabulary_word, _FILLER_WORDS.__contains__)
     if crew and crew.experimenters and "experimenter" not in parsed.skipped:
         recorders = _family_first(text, "; ".join(crew.experimenters))
@@ -262,6 +272,8 @@ def _tidied(parsed: ParsedMessage, text: str) -> ParsedMessage:
         )
     if "location" in fields:  # "The recording was in the left LGN", "left dorsal hippocampus, if you need it"
         fields["location"] = _LOCATION_AFTER_RE.sub("", _LOCATION_BEFORE_RE.sub("", fields["location"])).strip()
+    if "lab" in fields and _NOT_A_LAB_NAME_RE.match(fields["lab"]):
+        del fields["lab"]  # "Our lab manager said…", "I work in a rat lab": no lab's name
     if "subject_id" in fields and not _may_be_an_id(fields["subject_id"]):
         del fields["subject_id"]  # "boy", "adult", "macho", "The animal": words, not an animal's id
     fields = {name: value for name, value in fields.items() if value}
@@ -825,6 +837,8 @@ _STRAIN = (
     r"c57bl/?6(?:/?[jn])?|c57|b6|balb/?c|cd-?1|fvb(?:/n)?|dba/?2|129(?:/sv\w*)?|swiss\s+webster"
     r"|long[\s-]evans|sprague[\s-]dawley|wistar|lister\s+hooded|[^\W_][\w/-]*-cre(?:ert2)?"
     r"|ai\d+[a-z]?|[\w-]*gcamp\w*|thy1[\w/-]*|wild[\s-]?type|wt"
+    r"|fischer\s?344|f344|new\s+zealand\s+white|dutch[\s-]belted|swiss\s+albino|göttingen\s+minipig|yucatan"
+    r"|wag/rij|gaers|[^\W_][\w-]*-(?:tdtomato|eyfp|gfp|egfp|yfp|chr2|flp|tta|cre\w*)"
 )
 _SPECIES = rf"{_phrases(_SPECIES_NAMES)}|(?:{'|'.join(sorted(_GENERA))})\s+[a-z]+"
 # "animal 4471", "mouse #12", "mouse number 12": the id is the number ("rat-03" and "sub_7" stay whole, as
@@ -2418,9 +2432,22 @@ _STRAIN_IN_TEXT_RE = re.compile(
 
 
 def _strain_in(text: str) -> prose.Stated | None:
-    """The one strain or line a message names in passing ("mouse 3312 (DAT-Cre)", "APP/PS1")."""
-    strains = {m.group() for m in _STRAIN_IN_TEXT_RE.finditer(text) if m.group().lower() not in ("wt",)}
-    return prose.Stated(strains.pop(), True) if len(strains) == 1 else None
+    """The one strain or line a message names in passing ("mouse 3312 (DAT-Cre)", "APP/PS1"); a cross
+    written with ";" or "x" is one ("Sst-IRES-Cre;Ai32", "PV-Cre x Ai14")."""
+    matches = [m for m in _STRAIN_IN_TEXT_RE.finditer(text) if m.group().lower() not in ("wt",)]
+    strains: list[str] = []
+    end = -1
+    for m in matches:
+        if strains and _CROSS_RE.fullmatch(text, end, m.start()):
+            strains[-1] = text[text.rfind(strains[-1], 0, end) : m.end()]
+        else:
+            strains.append(m.group())
+        end = m.end()
+    found = set(strains)
+    return prose.Stated(found.pop(), True) if len(found) == 1 else None
+
+
+_CROSS_RE = re.compile(r"\s?[;x×/]\s?|\s[x×]\s")
 
 
 # "(family names first)", "(Tanaka is family name)", "Kim = family name", "surname first".
@@ -2699,3 +2726,10 @@ _LOCATION_BEFORE_RE = re.compile(
     _I,
 )
 _LOCATION_AFTER_RE = re.compile(r",\s*(?:if|in\s+case|just|btw|fyi|as\s+far|i\s+think)\b.*$", _I)
+
+
+# A lab is named after a person or a name of its own, not "our lab", "a rat lab", "just our group".
+_NOT_A_LAB_NAME_RE = re.compile(
+    r"(?i:just\s+|only\s+)?(?:(?i:our|my|a|an|this|that|his|her|their|your|whole|same|new|old|rat|mouse|monkey|fish"
+    r"|primate|nhp|imaging|ephys|patch|slice)\b|(?i:the)\s+(?![A-Z]))",
+)

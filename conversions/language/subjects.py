@@ -127,6 +127,8 @@ def _matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
 
 def _is_id(value: str, text: str, end: int, vocabulary: frozenset[str], *, named: bool) -> bool:
     lowered = value.lower().lstrip("#")
+    if re.fullmatch(r"L\d(?:/\d)?[ab]?", value):
+        return False  # "mouse L5 neurons": a cortical layer
     described = any(ch.isdigit() for ch in value) and bool(_DESCRIBED_AFTER.match(text, end))
     if (lowered in vocabulary and not described) or lowered in _SEX_WORDS:
         return False

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import isodate
 from rapidfuzz import fuzz
 
 from conversions.language.rules import ParsedMessage, parse_message
@@ -75,7 +76,20 @@ def same_value(name: str, found: str | None, expected: str) -> bool:
         return fuzz.ratio(_canonical(found), _canonical(expected)) >= FREE_TEXT_SIMILARITY
     if name in _CASELESS:
         return _canonical(found) == _canonical(expected)
+    if name == "age" and found != expected:
+        return _same_duration(found, expected)
     return found == expected
+
+
+def _same_duration(found: str, expected: str) -> bool:
+    """ "P10W3D" and "P73D" are one age, written two ways; ranges compare end by end."""
+    try:
+        return all(
+            isodate.parse_duration(a) == isodate.parse_duration(b)
+            for a, b in zip(found.split("/"), expected.split("/"), strict=True)
+        )
+    except (ValueError, isodate.ISO8601Error):
+        return False
 
 
 @dataclass

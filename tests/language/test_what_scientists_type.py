@@ -180,6 +180,18 @@ DESCRIPTIONS: list[Row] = [
     ("she was 11 weeks old at recording", ("age",), {"age": "P11W"}),
 ]
 
+# --- subjects: dates of birth, ages of people, strains and crosses --------------------------------------
+
+SUBJECT_DETAILS: list[Row] = [
+    ("Mouse TR-3, female, born 14 March 2024, recorded at P60.", NOTHING_ASKED, {"date_of_birth": "2024-03-14"}),
+    ("her date of birth is 2023-11-30, if that helps", NOTHING_ASKED, {"date_of_birth": "2023-11-30"}),
+    ("Patient ID: EP-07, female, 44.", NOTHING_ASKED, {"age": "P44Y", "sex": "F"}),
+    ("slices from P14-P21 rats", NOTHING_ASKED, {"age": "P14D/P21D"}),
+    ("mouse VG-2, a Vglut2-Cre;Ai148 female", NOTHING_ASKED, {"strain": "Vglut2-Cre;Ai148"}),
+    ("a male Fischer 344 rat, 20 months", NOTHING_ASKED, {"strain": "Fischer 344"}),
+    ("Our lab manager asked me to upload this", NOTHING_ASKED, {}),
+]
+
 # --- institutions: prepositions, departments, places -----------------------------------------------
 
 INSTITUTIONS: list[Row] = [
@@ -360,6 +372,7 @@ TABLES = {
     "roles": ROLES,
     "people": PEOPLE,
     "descriptions": DESCRIPTIONS,
+    "subject details": SUBJECT_DETAILS,
     "institutions": INSTITUTIONS,
     "subjects": SUBJECTS,
     "species": SPECIES,

@@ -21,7 +21,7 @@ MONTH = (
 ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
 _DATE_RE = re.compile(
     rf"(?<![\w/.-])(?:\d{{4}}[-/]\d{{1,2}}[-/]\d{{1,2}}(?![\d/-])"
-    rf"|\d{{1,2}}[./]\d{{1,2}}[./]\d{{4}}(?![\d./])"
+    rf"|\d{{1,2}}[./]\d{{1,2}}[./]\d{{4}}(?![\d./])|\d{{1,2}}-\d{{1,2}}-\d{{4}}(?![\d-])|\d{{4}}\.\d{{1,2}}\.\d{{1,2}}(?![\d.])"
     rf"|(?:the\s)?{ORDINAL}(?:\sof)?\s{MONTH},?\s\d{{4}}"
     rf"|{MONTH}\s{ORDINAL},?\s\d{{4}})(?![\w])",
     _I,
@@ -289,3 +289,12 @@ def human_age(text: str) -> Stated | None:
     ages = {m.group("after") or m.group("before") for m in _BARE_AGE_RE.finditer(text)}
     ages = {age for age in ages if 1 <= int(age) <= 110}
     return Stated(f"{ages.pop()} years", True) if len(ages) == 1 else None
+
+
+# "… of Cancer borealis", "from Sepia officinalis during …": a binomial after a preposition, in running text.
+_BINOMIAL_IN_PROSE = re.compile(r"\b(?:of|in|from)\s(?P<name>[A-Z][a-z]{3,}\s[a-z]{4,})(?=[\s,.;:)]|$)")
+
+
+def binomial_in_prose(text: str) -> str | None:
+    names = {m.group("name") for m in _BINOMIAL_IN_PROSE.finditer(text)}
+    return names.pop() if len(names) == 1 else None

@@ -332,8 +332,10 @@ def _with_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
     C57BL/6J"), when no part of it was read as the species; outside names of people and places. A
     guess, like any unlabeled value: it fills an empty species, never replaces one."""
     # "can I talk to a human?" asks for help; it names no subject.
-    if "species" in parsed.fields or "species" in parsed.skipped or parsed.intents & _NOT_ABOUT_THE_SUBJECT:
+    if "species" in parsed.skipped or parsed.intents & _NOT_ABOUT_THE_SUBJECT:
         return parsed
+    if "species" in parsed.fields:
+        return _more_specific_species(text, parsed)
     for name in ("experimenter", "institution", "lab", "keywords"):
         value = parsed.fields.get(name)
         if value:
@@ -350,6 +352,14 @@ def _with_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
     if len(named) > 1:  # "recordings in rats and mice": asked, naming both
         return replace(parsed, choices={**parsed.choices, "species": tuple(named)})
     if not named:
+        latin = prose.binomial_in_prose(text)
+        if latin and _species_of(latin):  # "the stomatogastric ganglion of Cancer borealis"
+            return replace(
+                parsed,
+                fields={**parsed.fields, "species": latin},
+                guessed=parsed.guessed | {"species"},
+                intents=parsed.intents | {Intent.PROVIDE_METADATA},
+            )
         return parsed
     first = mentions[0]
     written = text[first.start : first.end]
@@ -2733,3 +2743,14 @@ _NOT_A_LAB_NAME_RE = re.compile(
     r"(?i:just\s+|only\s+)?(?:(?i:our|my|a|an|this|that|his|her|their|your|whole|same|new|old|rat|mouse|monkey|fish"
     r"|primate|nhp|imaging|ephys|patch|slice)\b|(?i:the)\s+(?![A-Z]))",
 )
+
+
+def _more_specific_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
+    """The species the chunks read, or the longer name it is part of: "macaque" of "a cynomolgus macaque"
+    is Macaca fascicularis, not the rhesus that "macaque" alone means."""
+    read = parsed.fields["species"]
+    for mention in species_mentions(text):
+        written = text[mention.start : mention.end]
+        if read != written and read.lower() in written.lower() and mention.species != _species_of(read):
+            return replace(parsed, fields={**parsed.fields, "species": written})
+    return parsed

@@ -13,6 +13,7 @@ US or China) are refused by name, so the user is asked rather than given the wro
 from __future__ import annotations
 
 import re
+import unicodedata
 import zoneinfo
 from dataclasses import dataclass
 from functools import cache
@@ -239,7 +240,7 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
         ),
         # "14:00 Uhr, Berlin", "7:45 pm, São Paulo", "at 13:10, we're in Sydney": a place right after a clock
         re.compile(
-            rf"(?<=\d)(?P<lead>\s?(?:[ap]\.?m\.?|uhr|h)?\s?,\s?(?:we'?re\s|we\sare\s)?(?:in\s)?)(?P<name>{places})(?![\w/])",
+            rf"(?<=\d)(?P<lead>\s?(?:[ap]\.?m\.?|uhr|h)?\s?,?\s?(?:we'?re\s|we\sare\s)?(?:in\s)?)(?P<name>{places})(?![\w/])",
             re.IGNORECASE,
         ),
         # "14:20 CET", "2pm PST", "(JST)"
@@ -250,8 +251,9 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
 def zone_mentions(text: str) -> list[ZoneMention]:
     """The zones `text` names, in order, without overlaps."""
     found: list[ZoneMention] = []
+    plain = _without_accents(text)  # "São Paulo time" as "Sao Paulo time", every character in its place
     for pattern in _patterns():
-        for m in pattern.finditer(text):
+        for m in pattern.finditer(plain):
             start = m.start()
             if "lead" in pattern.groupindex:  # "2pm PST", "9am (JST)": the clock stays the date's
                 start = m.start("name") - (1 if text[m.start("name") - 1 : m.start("name")] == "(" else 0)
@@ -267,6 +269,10 @@ def zone_mentions(text: str) -> list[ZoneMention]:
                 start, end = start - len(opened.group()), end + len(closed.group())
             found.append(ZoneMention(start, end, zone or None, m.group("name")))
     return sorted(found, key=lambda mention: mention.start)
+
+
+def _without_accents(text: str) -> str:
+    return "".join(unicodedata.normalize("NFD", ch)[0] for ch in text)
 
 
 def _zone_for(name: str) -> str | bool | None:

@@ -272,6 +272,12 @@ SUBJECTS: list[Row] = [
 ]
 
 SPECIES: list[Row] = [
+    ("Subject: a cynomolgus macaque called Tao", ("species",), {"species": "Macaca fascicularis"}),
+    (
+        "intracellular recordings from the buccal ganglion of Aplysia californica",
+        ASKED_FIRST,
+        {"species": "Aplysia californica"},
+    ),
     ("we record grid cells in freely moving rats with tetrodes", ASKED_FIRST, {"species": "Rattus norvegicus"}),
     (
         "whole-cell recordings in slices from C57BL/6J mice",
@@ -308,6 +314,21 @@ SEXES: list[Row] = [
 # --- dates, times and zones in words --------------------------------------------------------------
 
 TIMES: list[Row] = [
+    (
+        "Session began 2024-08-05 at 16:10, Bogotá time.",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-08-05T16:10:00-05:00", "timezone": "America/Bogota"},
+    ),
+    (
+        "recorded 17-03-2024 at 09:40 Eastern",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-03-17T09:40:00-04:00", "timezone": "America/New_York"},
+    ),
+    (
+        "Recorded 2023.11.20 08:15 KST.",
+        NOTHING_ASKED,
+        {"session_start_time": "2023-11-20T08:15:00+09:00", "timezone": "Asia/Seoul"},
+    ),
     ("recorded on 14 June 2023 at 10.45", NOTHING_ASKED, {"session_start_time": "2023-06-14T10:45:00+00:00"}),
     ("Recording date: 2 Dec 2022, start 15:20", NOTHING_ASKED, {"session_start_time": "2022-12-02T15:20:00+00:00"}),
     (

@@ -47,6 +47,8 @@ _CUE_BEFORE_RE = re.compile(
 def named(text: str, is_known: Callable[[str], bool]) -> str | None:
     """The one institution the message names, as written; None when it names none or several."""
     found = _mentions(text, is_known)
+    # "Universidade Federal do Rio Grande do Norte (Brain Institute)": a unit in parentheses after its institution
+    found = [name for name in found if not _in_parentheses_after(name).search(text)]
     names = list(dict.fromkeys(found))
     # "Universität Bern, Institut für Physiologie": a department after its university is part of it.
     names = [name for name in names if not any(other != name and name in other for other in names)]
@@ -165,7 +167,12 @@ def _organisation(text: str, run: list[tuple[int, int, str]], is_known: Callable
         return None
     if re.match(r"\s(?!(?:in|and|at|on|but|to|for|with|where|since|we|i)\b)[a-z]", text[run[-1][1] :]):
         return None  # "PV cells", "CA1 neurons": a word of the experiment follows
-    if _CUE_BEFORE_RE.search(before):  # "a postdoc at UFRJ", "from IPM in Tehran", "SISSA Trieste", "KU Leuven"
+    alone = re.search(r"(?:^|[.!?]\s)$", before) and (
+        run[-1][2].endswith(".") or re.match(r"\s?[.!]", text[run[-1][1] :])
+    )
+    if _CUE_BEFORE_RE.search(before) or (
+        alone and len(acronym) >= 3
+    ):  # "at UFRJ", "from IPM", "… I didn't. IISER Pune."
         return acronym if len(words) == 1 or (is_place(words[1]) and len(acronym) >= 3) else name
     return None
 
@@ -188,6 +195,10 @@ _SYSTEM_RE = re.compile(
     r"|Missouri|Hawaii|Nebraska|Tennessee|Minnesota)"
 )
 _CAMPUS_RE = re.compile(r", (?P<campus>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})(?![\w'-])")
+
+
+def _in_parentheses_after(name: str) -> re.Pattern[str]:
+    return re.compile(rf"[A-Za-zÀ-ÿ]\s\(\s?{re.escape(name)}\s?\)")
 
 
 def _has_university_word(name: str) -> bool:

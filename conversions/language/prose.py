@@ -141,11 +141,22 @@ _SEX_WORDS = {
     "femelle": "female",
     "maschio": "male",
     "femmina": "female",
+    "ewe": "female",
+    "hen": "female",
+    "sow": "female",
+    "mare": "female",
+    "cow": "female",
+    "heifer": "female",
+    "ram": "male",
+    "boar": "male",
+    "rooster": "male",
+    "bull": "male",
+    "stallion": "male",
 }
 # The singular only: "2 males" or "females" describe a group, not this subject.
 _SEX_RE = re.compile(
     r"(?<![\w-])(?:male|female|man|woman|boy|girl|hermaphrodite|männlich|weiblich|macho|hembra|mâle|femelle|maschio"
-    r"|femmina)(?![\w-])|[♂♀]",
+    r"|femmina|ewe|hen|sow|mare|heifer|boar|rooster|stallion)(?![\w-])|[♂♀]",
     _I,
 )
 # "sex unknown", "sex not determined", "we never sexed them", "can't tell the sex", "did not check the sex".
@@ -157,7 +168,8 @@ _UNKNOWN_SEX_RE = re.compile(
     r"|\b(?:never|not|n't|did\s*n[o']t)\s+(?:noted?|checked?|recorded?|determined?)\s+the\s+sex\b"
     r"|\bso\s+(?:it'?s\s+)?unknown\b"
     r"|\b(?:never|not|n't)\s+sexed\b|\bcan'?t\s+tell\s+the\s+sex\b|\bunsexed\b"
-    r"|\bdid\s*n[o']t\s+check\s+the\s+sex\b|\bsex\s+we\s+did\s*n[o']t\s+check\b",
+    r"|\bdid\s*n[o']t\s+check\s+the\s+sex\b|\bsex\s+we\s+did\s*n[o']t\s+check\b"
+    r"|\b(?:did\s*n[o']t|didn'?t|do\s*n[o']t|don'?t|cannot|can'?t)\s+sex\b",
     _I,
 )
 # Words after which a sex word is about someone else: "a female PI", "both males and females".

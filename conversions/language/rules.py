@@ -2499,7 +2499,8 @@ def _family_first(text: str, people: str) -> str:
 _NOT_IDS = _vocabulary(
     """adult, juvenile, young, old, aged, pup, neonate, neonatal, embryo, boy, girl, man, woman, male, female,
     macho, hembra, mâle, femelle, männlich, weiblich, maschio, femmina, animal, subject, mouse, rat, the animal,
-    the subject, late, unknown, later, tbd, n/a, none"""
+    the subject, late, unknown, later, tbd, n/a, none, english, french, german, spanish, italian, portuguese, chinese,
+    japanese, korean, dutch"""
 )
 
 

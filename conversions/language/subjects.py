@@ -25,6 +25,7 @@ _GENERIC = (
     "|specimen|pup|embryo|sub|nhp|cricket|locust|bee|moth|snail|leech|lamprey|turtle|lizard|dragon|salamander"
     "|axolotl|octopus|crab|squid|shrew|degu|chinchilla|opossum|culture|organoid"
     "|maus|ratte|rata|ratón|raton|souris|ratto|topo|affe|scimmia|mono|singe|furet|tier|animale|animal"
+    "|infant|baby|toddler|adolescent|neonate|ewe|ram|sow|boar|hen|cow|heifer|mare|kid|calf|lamb"
 )
 _NUMBER = r"(?:id|ID|Id|number|no\.|No\.|nr\.?|#|name|code|tag|label)"
 _LINK = (
@@ -37,6 +38,7 @@ _NOT_THE_SUBJECTS = (
     r"|user|lab|order|ticket|job|device|rig|stimulus|protocol|study|ethics|license|licence|project|job)"
 )
 _NOT_THE_SUBJECTS_RE = re.compile(rf"(?i:{_NOT_THE_SUBJECTS})\s*$")
+_HAS_NUMBER = r"(?:\s+(?:has|had|got|is|was)\s+(?:the\s+)?(?:number|id|ID|code|tag)\s+|,?\s+no\s+name,?\s+(?:just\s+)?(?:the\s+)?number\s+)"
 _CALLED = r"(?:(?:is\s+|was\s+)?(?:called|named|nicknamed)\s+)"
 # A token with a digit ("AB-12", "or12bk5", "sub-014", "0412"), or "#12".
 _WITH_DIGIT = r"#?(?=[\w./-]*\d)[^\W_][\w./-]*[^\W_]|#?\d"
@@ -75,7 +77,7 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
             rf"(?<![\w-])(?i:(?:the\s+|our\s+|my\s+|this\s+)?(?P<noun>{nouns}))"
             # "the mouse for this file is CM-55"
             rf"(?i:\s+(?:for|in|of|from)\s+this\s+(?:file|session|recording|dataset|experiment))?"
-            rf"(?:\s{{1,2}}{_NUMBER})?(?:{_LINK}{_CALLED}?|\s{{1,2}}{_CALLED}){_ID}(?![\w-])"
+            rf"(?:\s{{1,2}}{_NUMBER})?(?:{_HAS_NUMBER}|{_LINK}{_CALLED}?|\s{{1,2}}{_CALLED}){_ID}(?![\w-])"
         ),
         # "her name is Luna", "it's the one called Bruno", "named Nutella"
         re.compile(
@@ -106,6 +108,8 @@ def subject_mentions(text: str, vocabulary: frozenset[str]) -> list[SubjectMenti
                 continue
             if index == 3 and _NOT_THE_SUBJECTS_RE.search(text, max(0, m.start() - 24), m.start()):
                 continue  # "cell ID 3", "the session id is 12"
+            if index == 0 and "(" in text[m.end("noun") : m.start("id")] and not any(ch.isdigit() for ch in value):
+                continue  # "an anesthetized pig (Yorkshire)": a breed in parentheses, not a name
             linked = index == 0 and text[m.end("noun") : m.start("id")].strip(" '\"‘’“”:")
             if linked and re.fullmatch(r"P\d{1,3}[DWMY]?", value):
                 continue  # "the mouse was P75" is its age; "pig P4" (no word between) names it

@@ -38,7 +38,11 @@ _NOT_THE_SUBJECTS = (
     r"|user|lab|order|ticket|job|device|rig|stimulus|protocol|study|ethics|license|licence|project|job)"
 )
 _NOT_THE_SUBJECTS_RE = re.compile(rf"(?i:{_NOT_THE_SUBJECTS})\s*$")
-_HAS_NUMBER = r"(?:\s+(?:has|had|got|is|was)\s+(?:the\s+)?(?:number|id|ID|code|tag)\s+|,?\s+no\s+name,?\s+(?:just\s+)?(?:the\s+)?number\s+)"
+# "the mouse has the number 2231", "Gerbil, no name just number 18"
+_HAS_NUMBER = (
+    r"(?:\s+(?:has|had|got|is|was)\s+(?:the\s+)?(?:number|id|ID|code|tag)\s+"
+    r"|,?\s+no\s+name,?\s+(?:just\s+)?(?:the\s+)?number\s+)"
+)
 _CALLED = r"(?:(?:is\s+|was\s+)?(?:called|named|nicknamed)\s+)"
 # A token with a digit ("AB-12", "or12bk5", "sub-014", "0412"), or "#12".
 _WITH_DIGIT = r"#?(?=[\w./-]*\d)[^\W_][\w./-]*[^\W_]|#?\d"

@@ -7,6 +7,7 @@ step's actions. Seed 000 is the specification; docs/design/orchestrator.md summa
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -814,10 +815,21 @@ def _user_message(view: SessionView, event: UserMessage) -> Step:
 
     if updates or problems:
         return _step(view, view.status, view.awaiting, updates=updates, replies=[Reply(text=t) for t in preface])
-    return _not_understood(view, misunderstood_before + 1)
+    return _not_understood(view, misunderstood_before + 1, event.text)
 
 
-def _not_understood(view: SessionView, in_a_row: int) -> Step:
+# A remark in words ("the rig was acting up that day", "best unit yield we've had all year"): three
+# words or more, most of them words, not a question.
+_REMARK_WORD_RE = re.compile(r"[^\W\d_]{2,}")
+
+
+def _is_a_remark(text: str) -> bool:
+    """Whether a message that gave no value is a remark in words (questions get the help text)."""
+    words = _REMARK_WORD_RE.findall(text)
+    return len(words) >= 3 and len("".join(words)) >= len(text.replace(" ", "")) * 0.6 and "?" not in text
+
+
+def _not_understood(view: SessionView, in_a_row: int, text: str = "") -> Step:
     """ "I didn't understand", with what is wanted; after `max_clarifications` in a row the portal
     stops asking the same way (seed 001's emergency brake): it moves on with what it has when it was
     asking for metadata, and otherwise offers the buttons for what can be done now."""
@@ -828,7 +840,9 @@ def _not_understood(view: SessionView, in_a_row: int) -> Step:
             view.status,
             view.awaiting,
             memory=memory,
-            replies=[Reply(text="I didn't understand that. " + _help_text(view))],
+            replies=[
+                Reply(text=(_REMARK_NOTED if _is_a_remark(text) else "I didn't understand that. ") + _help_text(view))
+            ],
         )
     memory = view.memory.model_copy(update={"misunderstood": 0})
     preface = (
@@ -850,6 +864,9 @@ def _not_understood(view: SessionView, in_a_row: int) -> Step:
     )
     reply = Reply(text=text, card="options", data={"options": options}) if options else Reply(text=text)
     return _step(view, view.status, view.awaiting, memory=memory, replies=[reply])
+
+
+_REMARK_NOTED = "Noted — that doesn't change anything I store. "
 
 
 def _available_actions(view: SessionView) -> list[str]:

@@ -177,3 +177,18 @@ def test_only_waiting_sessions_are_closed_for_idleness() -> None:
     d.act("approve")
     assert d.send(SessionIdle(hours=72)).refused
     assert d.view.status == Status.CONVERTING
+
+
+def test_a_remark_with_no_value_is_answered_as_a_remark_and_stores_nothing() -> None:
+    d = _guarded(max_clarifications=3)
+    d.detected()
+    before = dict(d.view.metadata)
+
+    d.say("the rig was acting up a bit that day")
+    assert d.text.startswith("Noted — that doesn't change anything I store.")
+    assert "I need the experimenter" in d.text  # and what is still wanted
+    d.say("hmm")
+    assert d.text.startswith("I didn't understand that.")
+
+    assert d.view.metadata == before
+    assert d.view.awaiting == Awaiting.REQUIRED_METADATA

@@ -288,7 +288,8 @@ def date_of_birth(text: str) -> Stated | None:
 _HUMAN_RE = re.compile(r"\b(?:patients?|participants?|volunteers?|donors?|human|subjects?\s+with|woman|man)\b", _I)
 # A bare number beside the sex in a human subject's list: "Participant ID: P2, male, 36", "P51, 29, male".
 _BARE_AGE_RE = re.compile(
-    r"(?:\b(?:male|female|man|woman|m|f)\s*,\s*(?P<after>\d{1,3})(?=\s*(?:[,.;)]|$))"
+    r"(?:\bage[d]?\s*(?:[:=]|is|was)?\s*(?P<aged>\d{1,3})(?=\s*(?:[,.;)]|$))"
+    r"|\b(?:male|female|man|woman|m|f)\s*,\s*(?P<after>\d{1,3})(?=\s*(?:[,.;)]|$))"
     r"|,\s*(?P<before>\d{1,3})\s*,\s*(?:male|female|man|woman|m|f)\b)",
     _I,
 )
@@ -298,7 +299,7 @@ def human_age(text: str) -> Stated | None:
     """A human subject's age written as a bare number of years next to the sex."""
     if not _HUMAN_RE.search(text):
         return None
-    ages = {m.group("after") or m.group("before") for m in _BARE_AGE_RE.finditer(text)}
+    ages = {m.group("aged") or m.group("after") or m.group("before") for m in _BARE_AGE_RE.finditer(text)}
     ages = {age for age in ages if 1 <= int(age) <= 110}
     return Stated(f"{ages.pop()} years", True) if len(ages) == 1 else None
 

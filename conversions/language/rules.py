@@ -195,6 +195,9 @@ def _with_prose(text: str, parsed: ParsedMessage, *, whole: str | None = None) -
     if found["lab"] and _NOT_A_LAB_NAME_RE.match(found["lab"].value):
         found["lab"] = None  # "Our lab manager said…"
     fields, guessed = dict(parsed.fields), set(parsed.guessed)
+    age, read = found["age"], fields.get("age", "")
+    if age and read and age.value != read and age.value.lower().startswith(read.lower()):
+        fields["age"] = age.value  # "6 years 3 months": the whole age, not its first part
     strain, read = found["strain"], fields.get("strain", "")
     if strain and read and strain.value != read and strain.value.startswith(read):
         fields["strain"] = strain.value  # "Vglut2-Cre;Ai148": the cross, not its first line

@@ -190,6 +190,10 @@ SUBJECT_DETAILS: list[Row] = [
     ("mouse VG-2, a Vglut2-Cre;Ai148 female", NOTHING_ASKED, {"strain": "Vglut2-Cre;Ai148"}),
     ("a male Fischer 344 rat, 20 months", NOTHING_ASKED, {"strain": "Fischer 344"}),
     ("Our lab manager asked me to upload this", NOTHING_ASKED, {}),
+    ("Monkey Odin, male, 9 years 5 months", ("subject_id", "species", "sex", "age"), {"age": "P9Y5M"}),
+    ("Participant S-14, right-handed woman, age 27.", NOTHING_ASKED, {"age": "P27Y"}),
+    ("the ewe was 4 years old", NOTHING_ASKED, {"sex": "F", "age": "P4Y"}),
+    ("Our mouse has the number 0551 on its ear tag", NOTHING_ASKED, {"subject_id": "0551"}),
 ]
 
 # --- institutions: prepositions, departments, places -----------------------------------------------

@@ -39,7 +39,8 @@ _NOT_NAME_TEXT = """hi hello hey dear greetings bonjour hola ciao hallo salut na
     description species sex age mouse mice rat rats monkey animal patient participant donor recording recordings
     recorded session lab labs group team university college school hospital center centre department dept
     monday tuesday wednesday thursday friday saturday sunday today yesterday
-    soy sou sono oi salve saludos ciao je ich bin suis quick
+    soy sou sono oi salve saludos ciao je ich bin suis quick g'day gday kia ora zusammen aloha moin servus hej hei
+    ahoj cześć czesc merhaba salam shalom namaskar
     english french german spanish italian chinese japanese korean dutch swedish pi supervisor postdoc student
     phd professor doctor name names"""
 _NOT_NAME_WORDS = frozenset(_NOT_NAME_TEXT.split())
@@ -53,7 +54,9 @@ _ROLE_WORDS = (
 _SELF_BEFORE_RE = re.compile(
     rf"(?:(?<![\w'])(?:i'?m|i’m|i\s+am|im|this\s+is|it'?s\s+(?:me|just\s+me)|that'?s\s+me|here\s+is|here'?s"
     rf"|my\s+name\s+is|my\s+name'?s|name'?s|names?\s*[:=]|me|myself|soy|je\s+suis|ich\s+bin|sono|me\s+llamo|mi\s+chiamo"
-    rf"|je\s+m'appelle|m'appelle|ich\s+heiße|ich\s+heisse|sou(?:\s+[ao])?|me\s+chamo|mi\s+nombre\s+es)"
+    rf"|je\s+m'appelle|m'appelle|ich\s+heiße|ich\s+heisse|sou(?:\s+[ao])?|me\s+chamo|mi\s+nombre\s+es"
+    rf"|we\s+are|we'?re|me\s*=|soy\s+(?:la|el))"
+    rf"(?:\s+(?:[A-Z][\w-]+\s){{1,2}}?[A-Z][\w-]*['’]s)?"  # "I'm Rohan Bhatt's grad student Emma Lindholm"
     rf"(?:\s*[,:(—–-]?\s*{_ROLE_WORDS}\b\.?){{0,4}}\s*[,:(—–-]?\s*)$",
     _I,
 )
@@ -127,13 +130,20 @@ _RECORDER_BEFORE_RE = re.compile(
 _WRITER_RECORDED_RE = re.compile(
     rf"(?<![\w'])i\s+(?:\w+\s+){{0,2}}?(?:recorded|(?:did|ran|performed|made|carried\s+out|conducted|collected"
     rf"|acquired)\s+(?:\w+\s+){{0,3}}?{_OBJECT})"
-    rf"|(?<![\w'])we\s+(?:\w+\s+){{0,2}}?(?:recorded|(?:did|ran|performed|made|carried\s+out|conducted|collected"
-    rf"|acquired)\s+(?:\w+\s+){{0,3}}?{_OBJECT})"
     rf"|\bby\s+(?:me|myself)\b|(?<![\w'])(?:me|i|myself)\s*(?:and|&|\+)\s*(?:my\s+)?\w+"
-    rf"|\b(?:by|with)\s+(?:[\w.]+\s+){{0,4}}?(?:and|&)\s+me\b"
+    rf"|\b(?:by|with)\s+(?:[\w.]+\s+){{0,4}}?(?:and|&)\s+(?:me|myself)\b"
+    rf"|(?:^|[.!?]\s+)(?:recorded|recording\s+done)\s+(?:together\s+)?with\b|\bi\s+recorded\s+(?:it\s+|this\s+)?with\b"
     rf"|\b(?:both|we)\s+recorded\b|\bboth\s+of\s+us\b",
     _I,
 )
+# "we did EEG recordings in rats": the writer among others, unless the message names who ran the session.
+_WE_RECORDED_RE = re.compile(
+    rf"(?<![\w'])we\s+(?:\w+\s+){{0,2}}?(?:recorded|(?:did|ran|performed|made|carried\s+out|conducted|collected"
+    rf"|acquired)\s+(?:\w+\s+){{0,3}}?{_OBJECT})",
+    _I,
+)
+# "… by Paul Zimmer and me": the writer named last.
+_AND_ME_RE = re.compile(r"\b(?:by|with)\s+(?:[\w.]+\s+){0,4}?(?:and|&)\s+(?:me|myself)\b", _I)
 # The writer says they did not: "I did not do these recordings", "I'm not an experimenter".
 _WRITER_DID_NOT_RE = re.compile(
     r"(?<![\w'])i\s+(?:did\s*n[o']t|didn'?t|never|was\s*n[o']t|wasn'?t|am\s+not|honestly\s+didn'?t)\b"
@@ -150,6 +160,31 @@ _FOR_BEFORE_RE = re.compile(
 _PRONOUN_RECORDED_RE = re.compile(
     rf"(?:^|[.!?;]\s+)(?:she|he)\s+(?:\w+\s+){{0,2}}?(?:recorded|{_DID}\s+(?:[\w-]+\s+){{0,4}}?{_OBJECT})", _I
 )
+_BY_PRONOUN_RE = re.compile(
+    r"\b(?:recorded|recordings?|done|made|performed|run|carried\s+out)\s+(?:\w+\s+){0,2}?by\s+(?:her|him)\b", _I
+)
+# Words that begin the names of organisations, in the users' languages.
+_ORGANISATION_WORDS = (
+    "universit",
+    "institut",
+    "klinik",
+    "hospital",
+    "college",
+    "laborator",
+    "scuola",
+    "escola",
+    "école",
+    "ecole",
+    "hochschul",
+    "akadem",
+    "academ",
+    "stazione",
+    "centro",
+    "fondazione",
+    "fundação",
+    "fundacion",
+    "fundación",
+)
 # "me and my labmate: A, B", "me + my colleague — I'm A, she's B": the writer and a colleague both.
 _PAIR_RE = re.compile(
     r"(?<![\w'])(?:me|i|myself)\s*(?:and|&|\+)\s*(?:my\s+)?(?:colleague|labmate|lab\s+mate|co-?worker|friend|"
@@ -160,7 +195,7 @@ _COLLEAGUE_BEFORE_RE = re.compile(r"(?:she|he)'?s\s*$|(?:she|he)\s+is\s*$", _I)
 _GROUP_GAP_RE = re.compile(
     # "A and B", "A (PhD student) & B", "A (lab tech) and our postdoc B", "me (A, lab tech) and B"
     rf"^(?:[^()]{{0,40}}\))?\s*(?:\([^()]{{0,60}}\))?\s*(?:,\s*(?=and\b|&))?"
-    rf"(?:,|and|&|\+|und|y|e|et|with|together\s+with)\s*"
+    rf"(?:,|;|and|&|\+|und|y|e|et|with|together\s+with)\s*"
     rf"(?:,\s*)?(?:(?:{_ROLE_WORDS}|phd|dr)\.?\s+){{0,4}}$"
     # "Dr. Yuki Tanaka AND me (Pablo Ortiz)", "A (neurosurgeon) and me, B"
     r"|^(?:[^()]{0,40}\))?\s*(?:\([^()]{0,60}\))?\s*(?:,\s*)?(?:and|&|\+)\s+(?:me|myself|i)\s*[,(]\s*$",
@@ -179,6 +214,13 @@ _LOWERCASE_PAIR_RE = re.compile(
 )
 
 
+# "Chris Ahn, Princeton", "Nadia Petit, Univ Bordeaux", "Ewa Mazur (University of Warsaw)", "Jess Park from the
+# Lee lab @ UCSD": a name followed by where the person works signs the message.
+_SIGNED_AFTER_RE = re.compile(
+    r"\s?(?:,\s?|\s\(|\s(?:from|at|@)\s(?:the\s)?)(?:[A-Z][\w'’.&-]*|univ\w*|uni\b)"
+    r"(?=[^.!?\n]{0,60}(?:universit|universidad|universidade|université|institut|college|hospital|clinic|school|center|"
+    r"centre|lab\b|[A-Z]{2,}|\)|$|[.!?\n]))",
+)
 _LEAD_IN_RE = re.compile(rf"\b{_LEAD}\b", _I)
 _NEGATED_RE = re.compile(r"\b(?:not|never|no)\b|n't\b", _I)
 _MY_NAME_RE = re.compile(
@@ -230,8 +272,15 @@ def team(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], b
         for n in names:
             if "self" in n.roles and "recorder" not in n.roles:
                 n.roles.add("not")  # "I'm the PI … I honestly didn't touch the rig"
-    writer_recorded = bool(_WRITER_RECORDED_RE.search(text)) and not did_not
+    by_others = any("by" in n.roles for n in names)  # "The session was run by my colleague Andrei Munteanu"
+    writer_recorded = not did_not and (
+        bool(_WRITER_RECORDED_RE.search(text)) or (bool(_WE_RECORDED_RE.search(text)) and not by_others)
+    )
     pair = bool(_PAIR_RE.search(text))
+    if (writer_recorded or pair) and not any("self" in n.roles for n in names):
+        for n in names:
+            if "opening" in n.roles:
+                n.roles.add("self")  # "Sofia Andersson, Karolinska. … Recorded with Erik Nilsson"
     recorders = [
         n
         for n in names
@@ -260,6 +309,8 @@ def team(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], b
         others += tuple(n.text for n in names if n not in recorders and n.text not in others)
     if not recorders:
         return Team((), others, named) if others else None
+    if _AND_ME_RE.search(text):  # "Recorded by Dr. Jonah Weiss and myself": the writer last
+        recorders = [n for n in recorders if "self" not in n.roles] + [n for n in recorders if "self" in n.roles]
     texts = list(dict.fromkeys(n.text for n in recorders))
     words = [set(text.lower().split()) for text in texts]  # "I'm Mark, Mark Sullivan": one person
     texts = [t for t, w in zip(texts, words, strict=True) if not any(w < other for other in words)]
@@ -354,6 +405,8 @@ def _name_word(word: str, is_word: Callable[[str], bool]) -> bool:
     if not bare or not bare[0].isupper():
         return False
     lowered = bare.lower()
+    if lowered.startswith(_ORGANISATION_WORDS):
+        return False  # "Universitätsklinikum Freiburg", "National Institutes for …"
     if lowered.endswith(("'s", "’s")) or lowered in _NOT_NAME_WORDS or lowered in _TITLES or is_word(lowered):
         return False
     if len(bare) == 1:
@@ -371,8 +424,10 @@ def _stands_alone(
 ) -> bool:
     """Whether the run is a person, not the start of an organisation, a strain or a place."""
     before = text[max(0, tokens[j][0] - 12) : tokens[j][0]].lower()
-    if re.search(r"(?:of|the|für|de|del|di)\s+$", before):
-        return False  # "University of Kwame …", "the Max Planck …"
+    if re.search(r"(?:of|the|für|de|del|di|for)\s+$", before):
+        return False  # "University of Kwame …", "the Max Planck …", "Institute for Biological Intelligence"
+    if j > 0 and _joined(text, tokens, j - 1) and tokens[j - 1][2].lower().startswith(_ORGANISATION_WORDS):
+        return False  # "Scuola Normale Superiore": the words after an organisation's first word
     if is_place(" ".join(t[2] for t in tokens[j:k])):
         return False  # "New Delhi", "Buenos Aires"
     if k < len(tokens) and _joined(text, tokens, k - 1):
@@ -394,6 +449,10 @@ _ORGANISATION_AFTER_RE = re.compile(
 
 def _read_roles(text: str, names: list[_Name]) -> None:
     _read_group_roles(text, names)
+    for m in _BY_PRONOUN_RE.finditer(text):  # "on behalf of Dr. Laura Bianchi. Recordings were done by her and …"
+        before = [n for n in names if n.end <= m.start() and "self" not in n.roles]
+        if before:
+            before[-1].roles.add("recorder")
     for m in _PRONOUN_RECORDED_RE.finditer(text):  # "… Keiko Yamamoto. She did all the recordings"
         before = [n for n in names if n.end <= m.start() and "self" not in n.roles]
         if before:
@@ -427,10 +486,15 @@ def _read_group_roles(text: str, names: list[_Name]) -> None:
         clause_end = next((m.start() for m in _CLAUSE_END_RE.finditer(text, last.end)), len(text))
         before = text[clause_start : first.start]
         after = text[last.end : clause_end]
-        if first.start <= opening_end + 1 and text[last.end :].strip(" .!"):  # a bare name answers the question
+        signed = _SIGNED_AFTER_RE.match(text, last.end) and len(members) == 1
+        if (first.start <= opening_end + 1 or signed) and text[last.end :].strip(" .!"):  # a bare name answers
             for n in members:
                 n.roles.add("opening")
-        if _RECORDER_AFTER_RE.match(after) or _RECORDER_BEFORE_RE.search(before):
+        cue = _RECORDER_BEFORE_RE.search(before)
+        if cue and re.search(r"\bby\b", cue.group(), _I) and not re.search(r"\b(?:me|myself)\b", cue.group(), _I):
+            for n in members:
+                n.roles.add("by")  # named as the one something was done by
+        if _RECORDER_AFTER_RE.match(after) or cue:
             for n in members:
                 n.roles.add("recorder")
         if _UPLOADER_BEFORE_RE.search(before) or _UPLOADER_AFTER_RE.match(after):

@@ -2608,6 +2608,12 @@ def _with_description(text: str, parsed: ParsedMessage) -> ParsedMessage:
     elif "experiment_description" in guessed and _NOT_A_DESCRIPTION_RE.match(current):
         del fields["experiment_description"]  # "12 weeks old at recording", "sex wasn't recorded"
         guessed.discard("experiment_description")
+    elif (
+        "experiment_description" in guessed
+        and not _names_a_method(current)
+        and (found := _description_in_sentences(text))
+    ):
+        fields["experiment_description"] = found  # "sleep researcher at King's College London" names no method
     else:
         fields["experiment_description"] = _without_first_person(_continued_description(text, current))
     if fields == parsed.fields:
@@ -2629,6 +2635,8 @@ _FIRST_PERSON_START_RE = re.compile(
     r"|^(?:it'?s|this\s+is|these\s+are)\s+(?=\S+\s+\S+)"
     r"|^(?:i|we)\s+(?=(?:record|recorded|image|imaged)\b)"  # "We record place cells …" → "record place cells …"
     r"|^(?:the\s+)?(?:experiment|experience|study|project)\s+(?:is|was|consists\s+(?:in|of))\s+(?:about\s+)?"
+    r"|^(?:i|we)\s+(?:was|were|am|are|'m|'re)\s+(?:looking\s+at|studying|investigating|interested\s+in)\s+"
+    r"|^[^:]{0,60}\b(?:actually|sorry)\b[^:]{0,40}:\s*"
     r"|^i'?d\s+describe\s+it\s+as\s+"
     r"|^[^:]{0,40}\b(?:experiment|details|project|study)\b[^:]{0,20}:\s*",
     _I,
@@ -2680,8 +2688,10 @@ def _continues_description(part: str) -> bool:
     lowered = [w.lower() for w in words]
     if not 2 <= len(words) <= 16 or _NUMBER_RE.search(outside) or lowered[0] in _NOT_A_CONTINUATION_START:
         return False
-    if lowered[0] in _SPECIES_WORDS or prose.sex(outside) or _SEX_RE.fullmatch(outside.strip()):
-        return False
+    if lowered[0] in _SPECIES_WORDS and (len(words) < 3 or prose.sex(outside)):
+        return False  # "mice, male"; but "mice doing T-maze alternation" goes on describing
+    if prose.sex(outside) and not (len(lowered) > 1 and lowered[1] in _SPECIES_WORDS and lowered[1].endswith("s")):
+        return False  # "female, 12 weeks"; but "female mice, social isolation" describes the animals used
     if _is_organisation(part.strip()) or institutions.named(part, _is_a_known_institution) or _person(part.strip()):
         return False
     if re.search(r"\b[A-Z][a-z]+\s[A-Z][a-z]+\b", outside) or _about_the_conversation(part):
@@ -2695,6 +2705,13 @@ def _continues_description(part: str) -> bool:
     )
 
 
+_METHOD_START = (
+    r"wide-?field|two-photon|2-?p|in\s+vivo|in\s+vitro|ex\s+vivo|acute|chronic|intra-?op\w*|overnight|fib(?:re|er)"
+    r"|single[\s-]units?|single-neuron|multi-?units?|extracellular|intracellular|juxtacellular|whole-cell|patch\w*"
+    r"|calcium|optogenetic\w*|chemogenetic\w*|microelectrode|silicon|utah|laminar|tetrodes?|eeg|ecog|seeg|ieeg|lfps?"
+    r"|mea|miniscope|light-?sheet|neuropixels|photometry|polysomnography|electrophysiolog\w*|imaging|recordings?"
+    r"|dendritic|somatic|scalp|depth|high-density|cortical|hippocampal"
+)
 # "we recorded EEG in rats after …", "I did whole-cell patch clamp in …", "Recordings by A and B: wireless
 # tetrode recordings of place cells …", "Experiment done by A at LMU: juxtacellular recordings …".
 _DESCRIPTION_CLAUSE_RES = (
@@ -2708,6 +2725,13 @@ _DESCRIPTION_CLAUSE_RES = (
     re.compile(
         r"\b(?:recordings?|recorded|experiments?)\s+(?:were\s+|was\s+)?(?:done\s+|made\s+|performed\s+)?by\s+"
         r"[^,.;:!?\n]{3,80}?\s+(?:with|from|using)\s+(?P<rest>[^.!?;\n]+)",
+        _I,
+    ),
+    # A sentence that starts with the method and says where or in what: "Wide-field imaging of the whole dorsal
+    # cortex in awake mice …" (not "Recording started at …", "Recording location was …").
+    re.compile(
+        rf"(?:^|[.!?]\s+|\n\s*)(?P<rest>(?:{_METHOD_START})\b(?!\s+(?:started|starts|start|location|site|date|time"
+        rf"|was|were|is|are|done|made|by|ran|run)\b)[^.!?;:\n]*?\b(?:in|of|from|during|with)\b[^.!?;:\n]+)",
         _I,
     ),
     re.compile(

@@ -87,6 +87,7 @@ _NUMBER = (
 )
 _UNIT = (
     r"(?:days?|weeks?|wks?|wk|months?|mos?|mo|years?|yrs?|yr|y/o|y\.o\.?|yo|y|dph|days?\spost[\s-]?hatch(?:ing)?"
+    r"|dpf|hpf|days?\spost[\s-]fertili[sz]ation"
     r"|jahre?|monate?|wochen?|tage?|años?|anos?|ans|anni|meses|mois|mesi|semanas?|semaines?|settimane|días|dias|jours"
     r"|giorni)"
 )

@@ -99,7 +99,13 @@ from conversions.language.brain_areas import brain_area
 from conversions.language.subjects import SubjectMention, subject_mentions
 from conversions.language.zones import ZoneMention, is_place, zone_mentions
 from conversions.nwb.fields import FIELDS, SUBJECT_FIELDS
-from conversions.nwb.normalizers import normalize_datetime, normalize_experimenter, normalize_species, species_mentions
+from conversions.nwb.normalizers import (
+    normalize_datetime,
+    normalize_experimenter,
+    normalize_species,
+    post_fertilisation_age,
+    species_mentions,
+)
 
 
 class Intent(StrEnum):
@@ -171,7 +177,7 @@ def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     if parsed.intents & _NOT_ABOUT_THE_SUBJECT:  # "this keeps failing on the V1 file": no value in passing
         return parsed
     parsed = _with_description(blanked, _with_prose(blanked, parsed, whole=text))
-    return _with_species(text, _with_location(text, parsed))
+    return _with_age_reference(_with_species(text, _with_location(text, parsed)))
 
 
 def _with_prose(text: str, parsed: ParsedMessage, *, whole: str | None = None) -> ParsedMessage:
@@ -2782,3 +2788,15 @@ def _more_specific_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
         if read != written and read.lower() in written.lower() and mention.species != _species_of(read):
             return replace(parsed, fields={**parsed.fields, "species": written})
     return parsed
+
+
+def _with_age_reference(parsed: ParsedMessage) -> ParsedMessage:
+    """An age counted from fertilisation ("6 dpf", "36 hpf") as NWB keeps it: the duration ("P6D"), with
+    the age counted from "gestational" (Subject.age__reference), unless the message says otherwise."""
+    age = parsed.fields.get("age")
+    duration = post_fertilisation_age(re.sub(r"\s*-?\s*old$", "", age, flags=_I)) if age else None
+    if duration is None:
+        return parsed
+    fields = {**parsed.fields, "age": duration}
+    fields.setdefault("age__reference", "gestational")
+    return replace(parsed, fields=fields)

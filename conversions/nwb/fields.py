@@ -57,6 +57,15 @@ _SPECS = (
     FieldSpec("species", "species", "Which species?", Placement.SUBJECT, "Mus musculus"),
     FieldSpec("sex", "sex", "The subject's sex (male, female, unknown)?", Placement.SUBJECT, "M"),
     FieldSpec("age", "age", "The subject's age at the session?", Placement.SUBJECT, "P90D"),
+    # NWB 2.6's Subject.age__reference: "birth" (the default) or "gestational", for an age counted from
+    # fertilisation ("7 dpf" of a zebrafish larva).
+    FieldSpec(
+        "age__reference",
+        "age counted from",
+        "Is the age counted from birth or from fertilisation (gestational)?",
+        Placement.SUBJECT,
+        "gestational",
+    ),
     FieldSpec("date_of_birth", "date of birth", "The subject's date of birth?", Placement.SUBJECT, "2024-01-10"),
     FieldSpec("strain", "strain", "The subject's strain?", Placement.SUBJECT, "C57BL/6J"),
     FieldSpec(

@@ -541,8 +541,8 @@ def normalize_age(text: str) -> str:
     key = " ".join(key.split())
     if _POST_FERTILISATION.match(key):
         raise ValueError(
-            f"'{raw}' counts from fertilisation, NWB from birth (for fish and frogs, hatching); give the age "
-            "after hatching, e.g. P3D, or the date of birth."
+            f"'{raw}' counts from fertilisation: give the age as a duration and say it is counted from "
+            "fertilisation (age P7D, age counted from: gestational), or give the age after hatching."
         )
     if _EMBRYONIC.match(key):
         raise ValueError(
@@ -824,7 +824,56 @@ def normalize_institution(text: str) -> str:
     return re.sub(r"^the\s+(?=\S)", "", text.strip(), flags=re.IGNORECASE)
 
 
+def post_fertilisation_age(raw: str) -> str | None:
+    """ "7 dpf" → "P7D", "36 hpf" → "PT36H", "5 days post fertilization" → "P5D"; None for other ages.
+    NWB keeps such an age with Subject.age__reference "gestational"."""
+    key = " ".join(raw.strip().lower().split())
+    m = re.fullmatch(
+        r"(\d+(?:\.\d+)?)\s*(dpf|hpf|days?\s+post[\s-]fertili[sz]ation|hours?\s+post[\s-]fertili[sz]ation)", key
+    )
+    if m is None:
+        return None
+    number, unit = m.groups()
+    amount = Decimal(number)
+    if unit == "hpf" or unit.startswith("hour"):
+        return f"PT{amount.normalize():f}H"
+    return f"P{amount.normalize():f}D"
+
+
+_AGE_REFERENCES = {
+    "birth": "birth",
+    "from birth": "birth",
+    "postnatal": "birth",
+    "after birth": "birth",
+    "hatching": "birth",
+    "from hatching": "birth",
+    "after hatching": "birth",
+    "gestational": "gestational",
+    "gestation": "gestational",
+    "fertilisation": "gestational",
+    "fertilization": "gestational",
+    "from fertilisation": "gestational",
+    "from fertilization": "gestational",
+    "post fertilisation": "gestational",
+    "post fertilization": "gestational",
+    "conception": "gestational",
+    "from conception": "gestational",
+    "dpf": "gestational",
+    "hpf": "gestational",
+}
+
+
+def normalize_age_reference(raw: str) -> str:
+    """ "birth" or "gestational" (NWB's two), from words such as "from fertilisation" or "after hatching"."""
+    key = " ".join(raw.strip().lower().replace("-", " ").split())
+    key = re.sub(r"^(?:counted\s+|measured\s+)?", "", key)
+    if key in _AGE_REFERENCES:
+        return _AGE_REFERENCES[key]
+    raise ValueError(f"'{raw}' is not an age reference; say birth or gestational (from fertilisation).")
+
+
 _NORMALIZERS: dict[str, Callable[[str], Any]] = {
+    "age__reference": normalize_age_reference,
     "experimenter": normalize_experimenter,
     "institution": normalize_institution,
     "keywords": normalize_keywords,

@@ -709,7 +709,11 @@ FIRST_SET: list[Answer] = [
             "location": "ALM",
         },
     ),
-    ("zebrafish larva, 6 dpf", ("species", "age"), {"species": "zebrafish", "age": "6 dpf"}),
+    (
+        "zebrafish larva, 6 dpf",
+        ("species", "age"),
+        {"species": "zebrafish", "age": "P6D", "age__reference": "gestational"},
+    ),
     (
         "the animal id is R-2231 and it's a Long-Evans rat",
         (),
@@ -1459,7 +1463,8 @@ SIXTH_SET: list[Answer] = [
             "experimenter": "Li Na",
             "institution": "Fudan University",
             "experiment_description": "calcium imaging of the optic tectum",
-            "age": "7 dpf",
+            "age": "P7D",
+            "age__reference": "gestational",
             "location": "optic tectum",
         },
     ),

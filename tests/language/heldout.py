@@ -37,6 +37,9 @@ HELD_OUT_SETS: dict[str, list[HeldOut]] = {"A": HELD_OUT_A, "B": HELD_OUT_B}
 # not written for; the reader from before this work scored 52.1 % (708/1358) on it.
 FIRST_RUN: dict[str, str] = {"A": "53.7% (699/1302)", "B": "82.0% (1008/1230)"}
 
+# Fields added after the sets were written, whose value follows from what the gold already holds: an
+# age "counted from fertilisation" ("6 dpf" → age P6D) stores age__reference "gestational" beside it.
+_NOT_IN_THE_SETS = frozenset({"age__reference"})
 DEFAULT_TIMEZONE = "UTC"  # the zone a session has when neither the lab nor the message names one
 _FREE_TEXT = frozenset({"experiment_description", "session_description", "location", "keywords"})
 _CASELESS = frozenset({"institution", "strain", "lab"})
@@ -120,7 +123,7 @@ def score(entries: list[HeldOut]) -> Score:
     for text, asking, gold in entries:
         found = stored_values(parse_message(text, asking_for=asking))
         right = sum(same_value(name, found.get(name), value) for name, value in gold.items())
-        extra = len(set(found) - set(gold))
+        extra = len(set(found) - set(gold) - _NOT_IN_THE_SETS)
         result.messages += 1
         result.expected += len(gold)
         result.extra += extra

@@ -193,6 +193,9 @@ SUBJECT_DETAILS: list[Row] = [
     ("Monkey Odin, male, 9 years 5 months", ("subject_id", "species", "sex", "age"), {"age": "P9Y5M"}),
     ("Participant S-14, right-handed woman, age 27.", NOTHING_ASKED, {"age": "P27Y"}),
     ("the ewe was 4 years old", NOTHING_ASKED, {"sex": "F", "age": "P4Y"}),
+    # An age counted from fertilisation keeps its count, with NWB's gestational reference.
+    ("zebrafish larva ZL-2, 6 dpf", NOTHING_ASKED, {"age": "P6D", "age__reference": "gestational"}),
+    ("embryo at 30 hpf", ("age",), {"age": "PT30H", "age__reference": "gestational"}),
     ("Our mouse has the number 0551 on its ear tag", NOTHING_ASKED, {"subject_id": "0551"}),
 ]
 

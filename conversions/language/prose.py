@@ -170,11 +170,18 @@ _UNKNOWN_SEX_RE = re.compile(
     r"|\bso\s+(?:it'?s\s+)?unknown\b"
     r"|\b(?:never|not|n't)\s+sexed\b|\bcan'?t\s+tell\s+the\s+sex\b|\bunsexed\b"
     r"|\bdid\s*n[o']t\s+check\s+the\s+sex\b|\bsex\s+we\s+did\s*n[o']t\s+check\b"
-    r"|\b(?:did\s*n[o']t|didn'?t|do\s*n[o']t|don'?t|cannot|can'?t)\s+sex\b",
+    r"|\b(?:did\s*n[o']t|didn'?t|do\s*n[o']t|don'?t|cannot|can'?t)\s+sex\b"
+    r"|\bsex\s+(?:is\s+|was\s+)?(?:not\s+determinable|undeterminable|indeterminate)",
     _I,
 )
 # Words after which a sex word is about someone else: "a female PI", "both males and females".
 _BOTH_RE = re.compile(r"\bboth\s+sexes\b|\bmales?\s+and\s+females?\b|\bfemales?\s+and\s+males?\b", _I)
+
+
+# "mouse ZM9 F 10wk", "pt SEEG14 F 33yo", "M 58 y": a capital M or F before the age in a terse list.
+_SEX_LETTER_RE = re.compile(
+    r"(?<![\w.-])(?P<letter>[MF])(?=\s~?\d{1,3}\s?(?:y|yo|yrs?|w|wk|wks|weeks?|m|mo|d|days?)\b)"
+)
 
 
 def sex(text: str) -> Stated | None:
@@ -184,6 +191,7 @@ def sex(text: str) -> Stated | None:
     if _UNKNOWN_SEX_RE.search(text):
         return Stated("unknown", True)
     words = {_SEX_WORDS[m.group().lower()] for m in _SEX_RE.finditer(text)}
+    words |= {"male" if m.group("letter") == "M" else "female" for m in _SEX_LETTER_RE.finditer(text)}
     if len(words) != 1:
         return None
     return Stated(words.pop(), True)
@@ -290,6 +298,7 @@ _HUMAN_RE = re.compile(r"\b(?:patients?|participants?|volunteers?|donors?|human|
 # A bare number beside the sex in a human subject's list: "Participant ID: P2, male, 36", "P51, 29, male".
 _BARE_AGE_RE = re.compile(
     r"(?:\bage[d]?\s*(?:[:=]|is|was)?\s*(?P<aged>\d{1,3})(?=\s*(?:[,.;)]|$))"
+    r"|\b(?:patient|participant|volunteer|subject|donor|he|she)\s+(?:is|was)\s+(?P<is>\d{1,3})(?=\s*(?:[,.;)]|$|\s(?:at|when|not)\b))"
     r"|\b(?:male|female|man|woman|m|f)\s*,\s*(?P<after>\d{1,3})(?=\s*(?:[,.;)]|$))"
     r"|,\s*(?P<before>\d{1,3})\s*,\s*(?:male|female|man|woman|m|f)\b)",
     _I,
@@ -300,7 +309,9 @@ def human_age(text: str) -> Stated | None:
     """A human subject's age written as a bare number of years next to the sex."""
     if not _HUMAN_RE.search(text):
         return None
-    ages = {m.group("aged") or m.group("after") or m.group("before") for m in _BARE_AGE_RE.finditer(text)}
+    ages = {
+        m.group("aged") or m.group("is") or m.group("after") or m.group("before") for m in _BARE_AGE_RE.finditer(text)
+    }
     ages = {age for age in ages if 1 <= int(age) <= 110}
     return Stated(f"{ages.pop()} years", True) if len(ages) == 1 else None
 

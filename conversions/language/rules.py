@@ -102,6 +102,7 @@ from conversions.nwb.fields import FIELDS, SUBJECT_FIELDS
 from conversions.nwb.normalizers import (
     normalize_datetime,
     normalize_experimenter,
+    abbreviated_binomial,
     normalize_species,
     post_fertilisation_age,
     species_mentions,
@@ -361,7 +362,7 @@ def _with_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
     if len(named) > 1:  # "recordings in rats and mice": asked, naming both
         return replace(parsed, choices={**parsed.choices, "species": tuple(named)})
     if not named:
-        latin = prose.binomial_in_prose(text)
+        latin = abbreviated_binomial(text) or prose.binomial_in_prose(text)  # "M. mulatta", "… of Cancer borealis"
         if latin and _species_of(latin):  # "the stomatogastric ganglion of Cancer borealis"
             return replace(
                 parsed,
@@ -855,9 +856,9 @@ _SEX_VALUE_RE = re.compile(rf"(?:{_SEX}|unknown|not\s+known|u|other|o)", _I)
 _STRAIN = (
     r"c57bl/?6(?:/?[jn])?|c57|b6|balb/?c|cd-?1|fvb(?:/n)?|dba/?2|129(?:/sv\w*)?|swiss\s+webster"
     r"|long[\s-]evans|sprague[\s-]dawley|wistar|lister\s+hooded|[^\W_][\w/-]*-cre(?:ert2)?"
-    r"|ai\d+[a-z]?|[\w-]*gcamp\w*|thy1[\w/-]*|wild[\s-]?type|wt"
+    r"|ai\d+[a-z]?|\w+-[\w-]*gcamp\w*|thy1[\w/-]*|wild[\s-]?type|wt"
     r"|fischer\s?344|f344|new\s+zealand\s+white|dutch[\s-]belted|swiss\s+albino|göttingen\s+minipig|yucatan"
-    r"|wag/rij|gaers|[^\W_][\w-]*-(?:tdtomato|eyfp|gfp|egfp|yfp|chr2|flp|tta|cre\w*)"
+    r"|wag/rij|gaers|[^\W_][\w-]*-(?:tdtomato|eyfp|gfp|egfp|yfp|chr2|flp|tta|cre\w*|dcre)|cba(?:/\w+)?|c3h(?:/\w+)?"
 )
 _SPECIES = rf"{_phrases(_SPECIES_NAMES)}|(?:{'|'.join(sorted(_GENERA))})\s+[a-z]+"
 # "animal 4471", "mouse #12", "mouse number 12": the id is the number ("rat-03" and "sub_7" stay whole, as
@@ -2451,8 +2452,11 @@ _STRAIN_IN_TEXT_RE = re.compile(
 
 
 def _strain_in(text: str) -> prose.Stated | None:
-    """The one strain or line a message names in passing ("mouse 3312 (DAT-Cre)", "APP/PS1"); a cross
-    written with ";" or "x" is one ("Sst-IRES-Cre;Ai32", "PV-Cre x Ai14")."""
+    """The one strain or line a message names in passing ("mouse 3312 (DAT-Cre)", "APP/PS1", "strain
+    OH15262"); a cross written with ";" or "x" is one ("Sst-IRES-Cre;Ai32", "PV-Cre x Ai14")."""
+    named = {m.group("strain") for m in _STRAIN_NAMED_RE.finditer(text)}
+    if len(named) == 1:
+        return prose.Stated(named.pop(), True)
     matches = [m for m in _STRAIN_IN_TEXT_RE.finditer(text) if m.group().lower() not in ("wt",)]
     strains: list[str] = []
     end = -1
@@ -2466,6 +2470,7 @@ def _strain_in(text: str) -> prose.Stated | None:
     return prose.Stated(found.pop(), True) if len(found) == 1 else None
 
 
+_STRAIN_NAMED_RE = re.compile(r"\bstrain\s(?P<strain>[A-Z]{1,4}\d{2,}[\w/-]*)(?![\w/-])")
 _CROSS_RE = re.compile(r"\s?[;x×/]\s?|\s[x×]\s")
 
 

@@ -25,7 +25,7 @@ _GENERIC = (
     "|specimen|pup|embryo|sub|nhp|cricket|locust|bee|moth|snail|leech|lamprey|turtle|lizard|dragon|salamander"
     "|axolotl|octopus|crab|squid|shrew|degu|chinchilla|opossum|culture|organoid"
     "|maus|ratte|rata|ratón|raton|souris|ratto|topo|affe|scimmia|mono|singe|furet|tier|animale|animal"
-    "|infant|baby|toddler|adolescent|neonate|ewe|ram|sow|boar|hen|cow|heifer|mare|kid|calf|lamb"
+    "|infant|baby|toddler|adolescent|neonate|ewe|ram|sow|boar|hen|cow|heifer|mare|kid|calf|lamb|pt"
 )
 _NUMBER = r"(?:id|ID|Id|number|no\.|No\.|nr\.?|#|name|code|tag|label)"
 _LINK = (
@@ -43,6 +43,7 @@ _HAS_NUMBER = (
     r"(?:\s+(?:has|had|got|is|was)\s+(?:the\s+)?(?:number|id|ID|code|tag)\s+"
     r"|,?\s+no\s+name,?\s+(?:just\s+)?(?:the\s+)?number\s+)"
 )
+_AN_AGE_OF_A_PERSON = re.compile(r"\d{1,3}")
 _CALLED = r"(?:(?:is\s+|was\s+)?(?:called|named|nicknamed)\s+)"
 # A token with a digit ("AB-12", "or12bk5", "sub-014", "0412"), or "#12".
 _WITH_DIGIT = r"#?(?=[\w./-]*\d)[^\W_][\w./-]*[^\W_]|#?\d"
@@ -53,7 +54,9 @@ _AGE_AFTER = re.compile(
     r"\s*(?:-|\s)?\s*(?:days?|d|weeks?|wks?|w|months?|mos?|mo|years?|yrs?|yr|y|yo|dpf|hpf|h|hours?)\b", re.IGNORECASE
 )
 _STRAIN_LIKE = re.compile(r"c57|b6|bl6|balb|cd-?1|129|fvb|dba|wt|ai\d+|thy1|gcamp|cre", re.IGNORECASE)
-_CLOCK_OR_DATE = re.compile(r"\d{1,2}[.:h]\d{2}|\d{4}-\d{1,2}|\d+(?:st|nd|rd|th)|\d+(?:am|pm)", re.IGNORECASE)
+_CLOCK_OR_DATE = re.compile(
+    r"\d{1,2}[.:h]\d{2}|\d{4}-\d{1,2}(?:-\d{1,2})?|\d+(?:st|nd|rd|th)|\d+(?:am|pm)", re.IGNORECASE
+)
 _FOLLOWED_BY_WORDS = re.compile(
     r"['\"‘’“”]?\s(?:(?!(?:male|female|m|f|and|is|was|who|she|he|the)\b)[a-z]|[\w-]*\d)"  # "Maus M-88": the id follows
 )
@@ -93,7 +96,7 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
         # "ID 0093", "with ID 612090", "the ID is M-0412", "the ID on the cage card is 7781": an id without
         # the animal's word, holding a digit, and not a cell's, a session's or a file's.
         re.compile(
-            rf"(?<![\w-])(?i:id|i\.d\.)(?:\s+(?:on|of|in)\s+(?:the\s+)?[a-z ]{{1,20}}?)?"
+            rf"(?<![\w-])(?i:id|i\.d\.|code)(?:\s+(?:on|of|in)\s+(?:the\s+)?[a-z ]{{1,20}}?)?"
             rf"(?:\s+(?:is|was)\s+|\s?[:=#]\s?|\s)['\"]?(?P<id>{_WITH_DIGIT})(?![\w-])"
         ),
         # "The animal, G7, was a female": the id set off by commas after "the <animal>".
@@ -114,6 +117,12 @@ def subject_mentions(text: str, vocabulary: frozenset[str]) -> list[SubjectMenti
                 continue  # "cell ID 3", "the session id is 12"
             if index == 0 and "(" in text[m.end("noun") : m.start("id")] and not any(ch.isdigit() for ch in value):
                 continue  # "an anesthetized pig (Yorkshire)": a breed in parentheses, not a name
+            if (
+                index == 0
+                and _AN_AGE_OF_A_PERSON.fullmatch(value)
+                and re.search(rf"(?i:{_PEOPLE})\s+(?:is|was)\s+$", text[m.start() : m.start("id")])
+            ):
+                continue  # "the patient is 34": an age
             linked = index == 0 and text[m.end("noun") : m.start("id")].strip(" '\"‘’“”:")
             if linked and re.fullmatch(r"P\d{1,3}[DWMY]?", value):
                 continue  # "the mouse was P75" is its age; "pig P4" (no word between) names it

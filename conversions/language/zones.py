@@ -75,6 +75,11 @@ _EXTRA_PLACES: dict[str, str] = {
     "us central": "America/Chicago",
     "mountain": "America/Denver",
     "us mountain": "America/Denver",
+    "nz": "Pacific/Auckland",
+    "brasília": "America/Sao_Paulo",
+    "brasilia": "America/Sao_Paulo",
+    "horário de brasília": "America/Sao_Paulo",
+    "istanbul": "Europe/Istanbul",
     # research cities that share a zone with a city in the database
     "boston": "America/New_York",
     "philadelphia": "America/New_York",
@@ -218,7 +223,7 @@ def _places() -> dict[str, str]:
         if key not in places or area in ("Europe", "America", "Asia", "Africa", "Australia", "Pacific"):
             places.setdefault(key, name)
     places.update(_EXTRA_PLACES)
-    return places
+    return {_without_accents(key): zone for key, zone in places.items()}  # the text is matched without them
 
 
 @cache
@@ -284,9 +289,9 @@ def _zone_for(name: str) -> str | bool | None:
         return None
     if key in _ABBREVIATIONS:
         return _ABBREVIATIONS[key]
-    return _places().get(key, False)
+    return _places().get(_without_accents(key), False)
 
 
 def is_place(name: str) -> bool:
     """Whether `name` is a city, country or region the zone table knows ("Berlin", "Los Angeles")."""
-    return " ".join(name.lower().split()) in _places()
+    return _without_accents(" ".join(name.lower().split())) in _places()

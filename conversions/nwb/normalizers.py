@@ -184,6 +184,12 @@ _SPECIES_BY_NAME: dict[str, str] = {
             "children",
             "infant",
             "infants",
+            "neonate",
+            "neonates",
+            "newborn",
+            "newborns",
+            "baby",
+            "babies",
             "donor",
         ],
         "Homo sapiens",
@@ -233,7 +239,8 @@ _SPECIES_BY_NAME: dict[str, str] = {
     **dict.fromkeys(["gray short tailed opossum", "grey short tailed opossum"], "Monodelphis domestica"),
     **dict.fromkeys(["zebra finch", "zebra finches"], "Taeniopygia guttata"),
     **dict.fromkeys(["bengalese finch", "society finch"], "Lonchura striata"),
-    **dict.fromkeys(["canary"], "Serinus canaria"),
+    **dict.fromkeys(["canary", "canaries"], "Serinus canaria"),
+    **dict.fromkeys(["medaka", "japanese medaka"], "Oryzias latipes"),
     **dict.fromkeys(["pigeon", "rock dove"], "Columba livia"),
     **dict.fromkeys(["chicken", "chick"], "Gallus gallus"),
     **dict.fromkeys(["barn owl"], "Tyto alba"),
@@ -388,6 +395,21 @@ def species_mentions(text: str) -> list[SpeciesMention]:
             found.append(SpeciesMention(start, end, name, _NAMES[name]))
             covered[index : index + length] = [True] * length
     return sorted(found, key=lambda mention: mention.start)
+
+
+def abbreviated_binomial(text: str) -> str | None:
+    """The one species a message names as "M. mulatta" or "D. rerio": the genus's initial and the species
+    name of a binomial the portal knows."""
+    found = {
+        binomial
+        for m in _ABBREVIATED_RE.finditer(text)
+        for binomial in _KNOWN_BINOMIALS
+        if binomial[0] == m.group("initial") and binomial.split()[1] == m.group("species")
+    }
+    return found.pop() if len(found) == 1 else None
+
+
+_ABBREVIATED_RE = re.compile(r"(?<![\w.])(?P<initial>[A-Z])\.\s?(?P<species>[a-z]{3,})\b")
 
 
 def _species_key(phrase: str) -> str | None:

@@ -196,6 +196,12 @@ SUBJECT_DETAILS: list[Row] = [
     # An age counted from fertilisation keeps its count, with NWB's gestational reference.
     ("zebrafish larva ZL-2, 6 dpf", NOTHING_ASKED, {"age": "P6D", "age__reference": "gestational"}),
     ("embryo at 30 hpf", ("age",), {"age": "PT30H", "age__reference": "gestational"}),
+    ("pt EP-22 F 41yo, sEEG", NOTHING_ASKED, {"subject_id": "EP-22", "sex": "F", "age": "P41Y"}),
+    ("the participant was 63 at the time of the study", NOTHING_ASKED, {"age": "P63Y"}),
+    ("healthy volunteer, code HV-07, male", NOTHING_ASKED, {"subject_id": "HV-07", "sex": "M"}),
+    ("Monkey: Kiwi, M. fascicularis, female", NOTHING_ASKED, {"species": "Macaca fascicularis"}),
+    ("worms of strain CX7893, hermaphrodites", NOTHING_ASKED, {"strain": "CX7893"}),
+    ("fiber photometry of GCaMP8m in the VTA", NOTHING_ASKED, {"location": "VTA"}),
     ("Our mouse has the number 0551 on its ear tag", NOTHING_ASKED, {"subject_id": "0551"}),
 ]
 
@@ -330,6 +336,11 @@ TIMES: list[Row] = [
         "recorded 17-03-2024 at 09:40 Eastern",
         NOTHING_ASKED,
         {"session_start_time": "2024-03-17T09:40:00-04:00", "timezone": "America/New_York"},
+    ),
+    (
+        "Recorded 14 June 2024 at 10:30, horário de Brasília",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-06-14T10:30:00-03:00", "timezone": "America/Sao_Paulo"},
     ),
     (
         "Recorded 2023.11.20 08:15 KST.",

@@ -100,9 +100,9 @@ from conversions.language.subjects import SubjectMention, subject_mentions
 from conversions.language.zones import ZoneMention, is_place, zone_mentions
 from conversions.nwb.fields import FIELDS, SUBJECT_FIELDS
 from conversions.nwb.normalizers import (
+    abbreviated_binomial,
     normalize_datetime,
     normalize_experimenter,
-    abbreviated_binomial,
     normalize_species,
     post_fertilisation_age,
     species_mentions,

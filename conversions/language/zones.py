@@ -76,8 +76,6 @@ _EXTRA_PLACES: dict[str, str] = {
     "mountain": "America/Denver",
     "us mountain": "America/Denver",
     "nz": "Pacific/Auckland",
-    "brasília": "America/Sao_Paulo",
-    "brasilia": "America/Sao_Paulo",
     "horário de brasília": "America/Sao_Paulo",
     "istanbul": "Europe/Istanbul",
     # research cities that share a zone with a city in the database

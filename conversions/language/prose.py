@@ -11,6 +11,7 @@ the one value a message states of its kind, and None when it states none or seve
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _I = re.IGNORECASE
@@ -192,6 +193,10 @@ def sex(text: str) -> Stated | None:
         return Stated("unknown", True)
     words = {_SEX_WORDS[m.group().lower()] for m in _SEX_RE.finditer(text)}
     words |= {"male" if m.group("letter") == "M" else "female" for m in _SEX_LETTER_RE.finditer(text)}
+    if _HUMAN_RE.search(text):  # "pt UI-317, 29F", "pt 044 M 58"
+        words |= {
+            "male" if (m.group("sex") or m.group("sex2")) == "M" else "female" for m in _AGE_SEX_RE.finditer(text)
+        }
     if len(words) != 1:
         return None
     return Stated(words.pop(), True)
@@ -270,7 +275,7 @@ def organisations(text: str) -> list[str]:
 
 
 # "electric fish (Gymnotus omarorum)", "bearded dragons (Pogona vitticeps)": a binomial in parentheses.
-_BINOMIAL_IN_PARENTHESES = re.compile(r"\((?P<name>[A-Z][a-z]{2,}\s[a-z]{3,})\)")
+_BINOMIAL_IN_PARENTHESES = re.compile(r"\((?P<name>[A-Z][a-z]{2,}\s[a-z]{3,}(?:us|a|um|is|i|ae|es|ensis|oides|ii|x))\)")
 
 
 def binomial(text: str) -> str | None:
@@ -294,7 +299,9 @@ def date_of_birth(text: str) -> Stated | None:
     return Stated(found.pop(), True) if len(found) == 1 else None
 
 
-_HUMAN_RE = re.compile(r"\b(?:patients?|participants?|volunteers?|donors?|human|subjects?\s+with|woman|man)\b", _I)
+_HUMAN_RE = re.compile(
+    r"\b(?:patients?|participants?|volunteers?|donors?|human|subjects?\s+with|woman|man|pts?|doentes?|pacientes?)\b", _I
+)
 # A bare number beside the sex in a human subject's list: "Participant ID: P2, male, 36", "P51, 29, male".
 _BARE_AGE_RE = re.compile(
     r"(?:\bage[d]?\s*(?:[:=]|is|was)?\s*(?P<aged>\d{1,3})(?=\s*(?:[,.;)]|$))"
@@ -305,6 +312,10 @@ _BARE_AGE_RE = re.compile(
 )
 
 
+# "29F", "34M", "66M", "pt 044 M 58": a person's age and sex written together.
+_AGE_SEX_RE = re.compile(r"(?<![\w-])(?:(?P<age>\d{1,3})\s?(?P<sex>[MF])|(?P<sex2>[MF])\s(?P<age2>\d{1,3}))(?![\w-])")
+
+
 def human_age(text: str) -> Stated | None:
     """A human subject's age written as a bare number of years next to the sex."""
     if not _HUMAN_RE.search(text):
@@ -312,14 +323,22 @@ def human_age(text: str) -> Stated | None:
     ages = {
         m.group("aged") or m.group("is") or m.group("after") or m.group("before") for m in _BARE_AGE_RE.finditer(text)
     }
+    ages |= {m.group("age") or m.group("age2") for m in _AGE_SEX_RE.finditer(text)}
     ages = {age for age in ages if 1 <= int(age) <= 110}
     return Stated(f"{ages.pop()} years", True) if len(ages) == 1 else None
 
 
-# "… of Cancer borealis", "from Sepia officinalis during …": a binomial after a preposition, in running text.
-_BINOMIAL_IN_PROSE = re.compile(r"\b(?:of|in|from)\s(?P<name>[A-Z][a-z]{3,}\s[a-z]{4,})(?=[\s,.;:)]|$)")
+# "… of Cancer borealis", "Hirudo medicinalis, swim CPG recordings", "Manduca sexta antennal lobe": a
+# binomial in running text: a capitalised genus and a species name with a Latin ending.
+_BINOMIAL_IN_PROSE = re.compile(
+    r"(?<![\w-])(?P<name>[A-Z][a-z]{3,}\s[a-z]{3,}(?:us|a|um|is|i|ae|es|ensis|oides|ii|x))(?:\s[a-z]+(?:us|a|um|is|ans))?"
+    r"(?=[\s,.;:)]|$)"
+)
 
 
-def binomial_in_prose(text: str) -> str | None:
-    names = {m.group("name") for m in _BINOMIAL_IN_PROSE.finditer(text)}
+def binomial_in_prose(text: str, is_word: Callable[[str], bool] = lambda word: False) -> str | None:
+    """The one binomial a message writes out; `is_word` tells the capitalised words of ordinary text."""
+    names = {
+        m.group("name") for m in _BINOMIAL_IN_PROSE.finditer(text) if not is_word(m.group("name").split()[0].lower())
+    }
     return names.pop() if len(names) == 1 else None

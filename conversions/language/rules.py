@@ -190,7 +190,7 @@ def _with_prose(text: str, parsed: ParsedMessage, *, whole: str | None = None) -
     found = {
         "session_start_time": prose.start_time(text, sentences),
         "age": prose.one_age(said_ages),
-        "sex": prose.sex(text),
+        "sex": prose.sex(text) or (prose.sex(whole) if whole else None),  # "pt 031, 71F": "pt" is blanked
         "lab": prose.lab(text),
         "strain": _strain_in(text),
         "cell_id": prose.cell_id(text),
@@ -344,6 +344,10 @@ def _with_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
     # "can I talk to a human?" asks for help; it names no subject.
     if "species" in parsed.skipped or parsed.intents & _NOT_ABOUT_THE_SUBJECT:
         return parsed
+    written = prose.binomial_in_prose(text, _vocabulary_word)
+    person = parsed.fields.get("experimenter", "")
+    if written and person and written.split()[0] == person.strip():  # "Lymnaea stagnalis, buccal ganglion …"
+        parsed = replace(parsed, fields={k: v for k, v in parsed.fields.items() if k != "experimenter"})
     if "species" in parsed.fields:
         return _more_specific_species(text, parsed)
     for name in ("experimenter", "institution", "lab", "keywords"):
@@ -362,7 +366,9 @@ def _with_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
     if len(named) > 1:  # "recordings in rats and mice": asked, naming both
         return replace(parsed, choices={**parsed.choices, "species": tuple(named)})
     if not named:
-        latin = abbreviated_binomial(text) or prose.binomial_in_prose(text)  # "M. mulatta", "… of Cancer borealis"
+        latin = abbreviated_binomial(text) or prose.binomial_in_prose(
+            text, _vocabulary_word
+        )  # "M. mulatta", "Hirudo …"
         if latin and _species_of(latin):  # "the stomatogastric ganglion of Cancer borealis"
             return replace(
                 parsed,
@@ -2788,6 +2794,9 @@ def _more_specific_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
     """The species the chunks read, or the longer name it is part of: "macaque" of "a cynomolgus macaque"
     is Macaca fascicularis, not the rhesus that "macaque" alone means."""
     read = parsed.fields["species"]
+    latin = prose.binomial(text)  # "African giant pouched rats (Cricetomys gambianus)": the Latin name says which
+    if latin and _species_of(latin) and _species_of(latin) != _species_of(read):
+        return replace(parsed, fields={**parsed.fields, "species": latin})
     for mention in species_mentions(text):
         written = text[mention.start : mention.end]
         if read != written and read.lower() in written.lower() and mention.species != _species_of(read):

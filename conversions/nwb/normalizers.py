@@ -186,6 +186,13 @@ _SPECIES_BY_NAME: dict[str, str] = {
             "infants",
             "neonate",
             "neonates",
+            "pt",
+            "pts",
+            "doente",
+            "doentes",
+            "paciente",
+            "pacientes",
+            "patientin",
             "newborn",
             "newborns",
             "baby",
@@ -247,7 +254,10 @@ _SPECIES_BY_NAME: dict[str, str] = {
     **dict.fromkeys(["egyptian fruit bat"], "Rousettus aegyptiacus"),
     **dict.fromkeys(["big brown bat"], "Eptesicus fuscus"),
     **dict.fromkeys(["tree shrew"], "Tupaia belangeri"),
-    **dict.fromkeys(["sheep"], "Ovis aries"),
+    **dict.fromkeys(["sheep", "lamb", "lambs", "ewe", "ewes"], "Ovis aries"),
+    **dict.fromkeys(["piglet", "piglets", "sow", "sows"], "Sus scrofa"),
+    **dict.fromkeys(["cattle", "calf", "calves", "bull calf", "heifer", "heifers"], "Bos taurus"),
+    **dict.fromkeys(["frettchen", "furet", "furets"], "Mustela furo"),
     **dict.fromkeys(["xenopus", "african clawed frog"], "Xenopus laevis"),
     **dict.fromkeys(["honeybee", "honey bee"], "Apis mellifera"),
     **dict.fromkeys(["aplysia", "sea hare"], "Aplysia californica"),
@@ -394,7 +404,18 @@ def species_mentions(text: str) -> list[SpeciesMention]:
             start, end = words[index][0], words[index + length - 1][1]
             found.append(SpeciesMention(start, end, name, _NAMES[name]))
             covered[index : index + length] = [True] * length
-    return sorted(found, key=lambda mention: mention.start)
+    found.sort(key=lambda mention: mention.start)
+    # "infant marmosets", "newborn lambs": a word for a person before an animal describes the animal.
+    return [
+        mention
+        for mention, after in zip(found, [*found[1:], None], strict=False)
+        if not (
+            mention.species == "Homo sapiens"
+            and after is not None
+            and after.species != "Homo sapiens"
+            and re.fullmatch(r"[\s-]*", text[mention.end : after.start])
+        )
+    ]
 
 
 def abbreviated_binomial(text: str) -> str | None:

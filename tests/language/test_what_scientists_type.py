@@ -201,6 +201,10 @@ SUBJECT_DETAILS: list[Row] = [
     ("healthy volunteer, code HV-07, male", NOTHING_ASKED, {"subject_id": "HV-07", "sex": "M"}),
     ("Monkey: Kiwi, M. fascicularis, female", NOTHING_ASKED, {"species": "Macaca fascicularis"}),
     ("worms of strain CX7893, hermaphrodites", NOTHING_ASKED, {"strain": "CX7893"}),
+    ("DBS STN LFP. pt 031, 71F", NOTHING_ASKED, {"species": "Homo sapiens", "sex": "F", "age": "P71Y"}),
+    ("EEG in newborn lambs after birth asphyxia", ASKED_FIRST, {"species": "Ovis aries"}),
+    ("Lymnaea stagnalis, buccal ganglion recordings", ASKED_FIRST, {"species": "Lymnaea stagnalis"}),
+    ("Recorded 10:00 (Seoul time). Mouse KR-2, male", NOTHING_ASKED, {"species": "Mus musculus"}),
     ("fiber photometry of GCaMP8m in the VTA", NOTHING_ASKED, {"location": "VTA"}),
     ("Our mouse has the number 0551 on its ear tag", NOTHING_ASKED, {"subject_id": "0551"}),
 ]

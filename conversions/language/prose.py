@@ -50,11 +50,50 @@ class Stated:
     cued: bool  # a word in the sentence says what it is (not only its shape)
 
 
+def _in_numbers(sentence: str) -> str:
+    """Dates and times written in words or in CJK characters, as numbers the readers know: "noon" → "12:00",
+    "9 o'clock" → "9:00", "half past two in the afternoon" → "2:30 pm", "2024年2月8日 午前10時" → "2024-02-08 10:00 am",
+    "15h" → "15:00"."""
+    sentence = _CJK_DATE_RE.sub(lambda m: f"{m[1]}-{int(m[2]):02d}-{int(m[3]):02d}", sentence)
+    sentence = _CJK_TIME_RE.sub(
+        lambda m: f"{m[2]}:{m[3] or '00'}{' am' if m[1] == '午前' else ' pm' if m[1] else ''}", sentence
+    )
+    sentence = _NOON_RE.sub(lambda m: "12:00" if m[0].lower() == "noon" else "00:00", sentence)
+    sentence = _OCLOCK_RE.sub(lambda m: f"{m[1]}:00", sentence)
+    sentence = _HALF_PAST_RE.sub(_half_past, sentence)
+    return _BARE_HOUR_RE.sub(lambda m: f"{m[1]}:00", sentence)
+
+
+_CJK_DATE_RE = re.compile(r"(\d{4})\s?年\s?(\d{1,2})\s?月\s?(\d{1,2})\s?日")
+_CJK_TIME_RE = re.compile(r"(午前|午後)?\s?(\d{1,2})\s?時(?:\s?(\d{2})\s?分)?")
+_NOON_RE = re.compile(r"(?<![\w-])(?:noon|midnight)(?![\w-])", _I)
+_OCLOCK_RE = re.compile(r"(?<![\w:.])(\d{1,2})\s?o'?\s?clock\b", _I)
+_HOURS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), start=1)}
+_HALF_PAST_RE = re.compile(
+    r"\b(half|quarter)\s+(past|to)\s+(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+    r"(?:\s+in\s+the\s+(morning|afternoon|evening))?",
+    _I,
+)
+# "às 15h", "um 14 Uhr": an hour alone with its sign.
+_BARE_HOUR_RE = re.compile(
+    r"(?<![\w:.])((?:à|às|as|um|at|a\s+las|alle|ore|ab|from)\s+\d{1,2})\s?(?:h|uhr)(?![\w:.])", _I
+)
+
+
+def _half_past(m: re.Match[str]) -> str:
+    hour = int(m[3]) if m[3].isdigit() else _HOURS[m[3].lower()]
+    minute = 30 if m[1].lower() == "half" else 15
+    if m[2].lower() == "to":
+        hour, minute = hour - 1, 60 - minute
+    half = {"morning": " am", "afternoon": " pm", "evening": " pm"}.get((m[4] or "").lower(), "")
+    return f"{hour}:{minute:02d}{half}"
+
+
 def start_time(text: str, sentences: list[tuple[int, int]]) -> Stated | None:
     """The one date with its time of day the message states for the session."""
     found: list[Stated] = []
     for start, end in sentences:
-        sentence = text[start:end]
+        sentence = _in_numbers(text[start:end])
         for date in _DATE_RE.finditer(sentence):
             if _BIRTH_RE.search(sentence, max(0, date.start() - 25), date.start()):
                 continue
@@ -75,8 +114,10 @@ def _clock_near(sentence: str, date_start: int, date_end: int) -> str | None:
                 continue
             hour, minute = int(m.group("hour")), int(m.group("minute") or 0)
             half = (m.group("half") or "").replace(".", "").replace(" ", "").lower()
-            if hour > 23 or minute > 59 or (half and not 1 <= hour <= 12):
+            if hour > 23 or minute > 59:
                 continue
+            if half and not 1 <= hour <= 12:
+                half = ""  # "um 14:00 am 3.5.2024": German "am", not the morning
             return f"{hour}:{minute:02d}{' ' + half if half else ''}"
     return None
 
@@ -143,6 +184,21 @@ _SEX_WORDS = {
     "femelle": "female",
     "maschio": "male",
     "femmina": "female",
+    "homme": "male",
+    "femme": "female",
+    "masculino": "male",
+    "masculina": "male",
+    "femenino": "female",
+    "femenina": "female",
+    "feminino": "female",
+    "feminina": "female",
+    "hombre": "male",
+    "mujer": "female",
+    "homem": "male",
+    "mulher": "female",
+    "男性": "male",
+    "女性": "female",
+    "wether": "male",
     "ewe": "female",
     "hen": "female",
     "sow": "female",
@@ -158,7 +214,8 @@ _SEX_WORDS = {
 # The singular only: "2 males" or "females" describe a group, not this subject.
 _SEX_RE = re.compile(
     r"(?<![\w-])(?:male|female|man|woman|boy|girl|hermaphrodite|männlich|weiblich|macho|hembra|mâle|femelle|maschio"
-    r"|femmina|ewe|hen|sow|mare|heifer|boar|rooster|stallion)(?![\w-])|[♂♀]",
+    r"|femmina|ewe|hen|sow|mare|heifer|boar|rooster|stallion|homme|femme|masculin[oa]|femenin[oa]|feminin[oa]|hombre"
+    r"|mujer|homem|mulher|wether)(?![\w-])|[♂♀]|男性|女性",
     _I,
 )
 # "sex unknown", "sex not determined", "we never sexed them", "can't tell the sex", "did not check the sex".
@@ -172,7 +229,7 @@ _UNKNOWN_SEX_RE = re.compile(
     r"|\b(?:never|not|n't)\s+sexed\b|\bcan'?t\s+tell\s+the\s+sex\b|\bunsexed\b"
     r"|\bdid\s*n[o']t\s+check\s+the\s+sex\b|\bsex\s+we\s+did\s*n[o']t\s+check\b"
     r"|\b(?:did\s*n[o']t|didn'?t|do\s*n[o']t|don'?t|cannot|can'?t)\s+sex\b"
-    r"|\bsex\s+(?:is\s+|was\s+)?(?:not\s+determinable|undeterminable|indeterminate)",
+    r"|\bsex\s+(?:is\s+|was\s+)?(?:not\s+determinable|undeterminable|indeterminate|n/?a)\b",
     _I,
 )
 # Words after which a sex word is about someone else: "a female PI", "both males and females".

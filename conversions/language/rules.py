@@ -178,7 +178,7 @@ def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     if parsed.intents & _NOT_ABOUT_THE_SUBJECT:  # "this keeps failing on the V1 file": no value in passing
         return parsed
     parsed = _with_description(blanked, _with_prose(blanked, parsed, whole=text))
-    return _with_age_reference(_with_species(text, _with_location(text, parsed)))
+    return _with_the_sex_of_the_species(_with_age_reference(_with_species(text, _with_location(text, parsed))))
 
 
 def _with_prose(text: str, parsed: ParsedMessage, *, whole: str | None = None) -> ParsedMessage:
@@ -2814,3 +2814,16 @@ def _with_age_reference(parsed: ParsedMessage) -> ParsedMessage:
     fields = {**parsed.fields, "age": duration}
     fields.setdefault("age__reference", "gestational")
     return replace(parsed, fields=fields)
+
+
+def _with_the_sex_of_the_species(parsed: ParsedMessage) -> ParsedMessage:
+    """A hermaphrodite is "XX" for C. elegans (nwbinspector's form) and "O" (other) for any other species
+    (a leech, Aplysia): the words say "hermaphrodite", the species says which."""
+    said = parsed.fields.get("sex", "").strip().lower()
+    species = parsed.fields.get("species")
+    if said not in ("hermaphrodite", "hermaphrodites") or not species or _species_of(species) in (None, _ELEGANS):
+        return parsed
+    return replace(parsed, fields={**parsed.fields, "sex": "other"})
+
+
+_ELEGANS = "Caenorhabditis elegans"

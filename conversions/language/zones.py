@@ -76,6 +76,7 @@ _EXTRA_PLACES: dict[str, str] = {
     "mountain": "America/Denver",
     "us mountain": "America/Denver",
     "nz": "Pacific/Auckland",
+    "arizona": "America/Phoenix",
     "horário de brasília": "America/Sao_Paulo",
     "istanbul": "Europe/Istanbul",
     # research cities that share a zone with a city in the database
@@ -176,6 +177,10 @@ _ABBREVIATIONS: dict[str, str] = {
     "pdt": "America/Los_Angeles",
     "pt": "America/Los_Angeles",
     "jst": "Asia/Tokyo",
+    "eat": "Africa/Nairobi",
+    "wat": "Africa/Lagos",
+    "cat": "Africa/Maputo",
+    "sast": "Africa/Johannesburg",
     "kst": "Asia/Seoul",
     "hkt": "Asia/Hong_Kong",
     "sgt": "Asia/Singapore",
@@ -247,7 +252,9 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
             re.IGNORECASE,
         ),
         # "14:20 CET", "2pm PST", "(JST)"
-        re.compile(rf"(?<=\d)(?P<lead> ?(?:[ap]\.?m\.?)? ?\(? ?)(?P<name>{abbreviations})(?![\w/])\)?", re.IGNORECASE),
+        re.compile(
+            rf"(?<=[\d時分])(?P<lead> ?(?:[ap]\.?m\.?)? ?\(? ?)(?P<name>{abbreviations})(?![\w/])\)?", re.IGNORECASE
+        ),
     )
 
 

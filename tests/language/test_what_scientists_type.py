@@ -347,6 +347,29 @@ TIMES: list[Row] = [
         {"session_start_time": "2024-06-14T10:30:00-03:00", "timezone": "America/Sao_Paulo"},
     ),
     (
+        "Aufnahme um 14:10 am 3.5.2024, Berliner Zeit",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-05-03T14:10:00+00:00"},
+    ),
+    (
+        "the session started at noon on 4 March 2024",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-03-04T12:00:00+00:00"},
+    ),
+    (
+        "recorded 7 May 2024 at half past three in the afternoon",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-05-07T15:30:00+00:00"},
+    ),
+    (
+        "記録 2024年1月9日 午後2時 JST",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-01-09T14:00:00+09:00", "timezone": "Asia/Tokyo"},
+    ),
+    ("Patiente GR-12, femme, 58 ans", NOTHING_ASKED, {"sex": "F"}),
+    ("leech L-3, hermaphrodite, adult, Hirudo verbana", NOTHING_ASKED, {"sex": "O"}),
+    ("C. elegans worm 4, hermaphrodite", NOTHING_ASKED, {"sex": "XX"}),
+    (
         "Recorded 2023.11.20 08:15 KST.",
         NOTHING_ASKED,
         {"session_start_time": "2023-11-20T08:15:00+09:00", "timezone": "Asia/Seoul"},

@@ -68,7 +68,12 @@ _CJK_DATE_RE = re.compile(r"(\d{4})\s?年\s?(\d{1,2})\s?月\s?(\d{1,2})\s?日")
 _CJK_TIME_RE = re.compile(r"(午前|午後)?\s?(\d{1,2})\s?時(?:\s?(\d{2})\s?分)?")
 _NOON_RE = re.compile(r"(?<![\w-])(?:noon|midnight)(?![\w-])", _I)
 _OCLOCK_RE = re.compile(r"(?<![\w:.])(\d{1,2})\s?o'?\s?clock\b", _I)
-_HOURS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), start=1)}
+_HOURS = {
+    w: n
+    for n, w in enumerate(
+        ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"], start=1
+    )
+}
 _HALF_PAST_RE = re.compile(
     r"\b(half|quarter)\s+(past|to)\s+(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
     r"(?:\s+in\s+the\s+(morning|afternoon|evening))?",

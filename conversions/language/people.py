@@ -103,7 +103,7 @@ _DID = r"(?:did|does|do|ran|runs|run|performed|made|carried\s+out|conducted|coll
 _RECORDER_AFTER_RE = re.compile(
     rf"^\s*\)?\s*(?:\([^()]*\)\s*)?,?\s*(?:(?:who|she|he|they|both|together|also|all|was\s+the\s+one\s+who"
     rf"|is\s+the\s+one\s+who|(?:she|he)'?s\s+the\s+one\s+who|were\s+the\s+ones\s+who)\s+)*"
-    rf"(?:recorded|records|record\b|took\s+over|{_DID}\s+(?:\w+\s+){{0,3}}?{_OBJECT})"
+    rf"(?:recorded|records|record\b|took\s+over|{_DID}\s+(?:\w+\s+){{0,3}}?{_OBJECT}|did(?=\s*(?:[.!;]|$)))"
     rf"|^\s*\((?![^()]*\b(?:not|never|no)\b|[^()]*n't\b)\s*(?:\w+\s+){{0,2}}?"
     rf"(?:recordings?|recorded|experimenters?|recorder|did\s+(?:the\s+)?recordings?)\b"
     rf"|^\s*,?\s*(?:as|to\s+the)\s+(?:an?\s+|the\s+)?(?:experimenters?|recorders?)\b",
@@ -113,7 +113,7 @@ _RECORDER_BEFORE_RE = re.compile(
     rf"(?:(?:recorded|recordings?|experiments?|sessions?|data|done|performed|made|carried\s+out|conducted"
     rf"|collected|acquired|run|ran)\s+(?:\w+\s+){{0,2}}?by\s+(?:(?:me|myself)\s*(?:,|and|&|\+|\(|together\s+with)\s*)?"
     rf"(?:(?:two|three|four|both|these|those)\s+[\w-]+\s*:\s*)?"
-    rf"|(?:recordings?|recorded\s+by|{_EXPERIMENTER}|recorders?|recorded|exp|expt)\.?\)?\s*[:=]\s*"
+    rf"|(?:recordings?|recorded\s+by|{_EXPERIMENTER}|recorders?|recorded|exp|expt|who)\.?\)?\s*[:=]\s*"
     rf"(?:(?:me|myself)\s*\(\s*)?"
     rf"|(?:record\w*|ran|did|performed|made|conducted)\b[^.;!?]{{0,60}}?\bwith\s+(?:(?:the\s+)?help\s+(?:from|of)\s+)?"
     rf"|(?<![\w'])with\s+(?=(?:my|our)\s+)"
@@ -217,7 +217,8 @@ _LOWERCASE_PAIR_RE = re.compile(
 # "Chris Ahn, Princeton", "Nadia Petit, Univ Bordeaux", "Ewa Mazur (University of Warsaw)", "Jess Park from the
 # Lee lab @ UCSD": a name followed by where the person works signs the message.
 _SIGNED_AFTER_RE = re.compile(
-    r"\s?(?:,\s?|\s\(|\s(?:from|at|@)\s(?:the\s)?)(?:[A-Z][\w'’.&-]*|univ\w*|uni\b)"
+    r"\s?(?:,\s?[a-zé][\w'’é-]*(?:\s[a-zé][\w'’é-]*){0,2}(?=,))?"  # "Carlos Gutiérrez, postdoc, University of Arizona"
+    r"(?:,\s?|\s\(|\s(?:from|at|@)\s(?:the\s)?)(?:[A-Z][\w'’.&-]*|univ\w*|uni\b)"
     r"(?=[^.!?\n]{0,60}(?:universit|universidad|universidade|université|institut|college|hospital|clinic|school|center|"
     r"centre|lab\b|[A-Z]{2,}|\)|$|[.!?\n]))",
 )
@@ -317,6 +318,13 @@ def team(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], b
     return Team(tuple(texts), others, named, said=any("recorder" in n.roles for n in recorders))
 
 
+def could_be_a_name(value: str, is_word: Callable[[str], bool]) -> bool:
+    """Whether every word of "Family, Given" or "Given Family" could be a person's ("Programme, Wellcome
+    Trust Research" could not: "Programme" and "Research" have meanings of their own)."""
+    words = [w for w in re.split(r"[\s,]+", value) if w]
+    return bool(words) and all(w.lower() in PARTICLES or _name_word(w, is_word) for w in words)
+
+
 def _names(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], bool]) -> list[_Name]:
     """Runs of capitalised name words (with particles and initials), each at least two words or
     titled; then names typed in lower case after "I'm" or before "did the recordings"."""
@@ -335,7 +343,7 @@ def _names(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str],
                 continue
             break
         words = [t[2] for t in tokens[j:k]]
-        while words and words[-1].lower() in PARTICLES:
+        while words and words[-1].lower() in PARTICLES and words[-1].islower():  # "Priyanka Das" keeps "Das"
             words.pop()
             k -= 1
         proper = [w for w in words if w.lower() not in PARTICLES]
@@ -405,7 +413,7 @@ def _name_word(word: str, is_word: Callable[[str], bool]) -> bool:
     if not bare or not bare[0].isupper():
         return False
     lowered = bare.lower()
-    if lowered.startswith(_ORGANISATION_WORDS):
+    if any(part.startswith(_ORGANISATION_WORDS) for part in lowered.split("-")):  # "Humboldt-Universität"
         return False  # "Universitätsklinikum Freiburg", "National Institutes for …"
     if lowered.endswith(("'s", "’s")) or lowered in _NOT_NAME_WORDS or lowered in _TITLES or is_word(lowered):
         return False
@@ -470,7 +478,8 @@ def _read_group_roles(text: str, names: list[_Name]) -> None:
             group += 1
             name.group = group
     clause_starts = [0] + [m.end() for m in _CLAUSE_END_RE.finditer(text)]
-    opening = re.match(r"[\W_]*(?:(?:[\w']+\s){0,2}[\w']+:\s+)?(?=[A-Z])", text)  # "Quick one: Nicolás Paredes, …"
+    # "Quick one: Nicolás Paredes, …", "piglets! Chloé Marchand, …"
+    opening = re.match(r"[\W_]*(?:(?:[\w']+\s){0,2}[\w']+(?::|!+)\s+)?(?=[A-Z])", text)
     opening_end = opening.end() if opening and opening.end() < 24 else 0
     greeting = re.match(
         r"[\W_]*(?:(?:hi|hello|hey|dear|greetings|good\s+\w+|bonjour|hola|ciao|hallo|salut|"
@@ -486,7 +495,7 @@ def _read_group_roles(text: str, names: list[_Name]) -> None:
         clause_end = next((m.start() for m in _CLAUSE_END_RE.finditer(text, last.end)), len(text))
         before = text[clause_start : first.start]
         after = text[last.end : clause_end]
-        signed = _SIGNED_AFTER_RE.match(text, last.end) and len(members) == 1
+        signed = _SIGNED_AFTER_RE.match(text, last.end)
         if (first.start <= opening_end + 1 or signed) and text[last.end :].strip(" .!"):  # a bare name answers
             for n in members:
                 n.roles.add("opening")

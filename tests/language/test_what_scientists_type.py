@@ -149,6 +149,17 @@ PEOPLE: list[Row] = [
         NOTHING_ASKED,
         {"experimenter": "Berg, Emil; Nyström, Sara"},
     ),
+    (
+        "Drosophila larval NMJ recordings. Pedro Alves, postdoc, University of Porto.",
+        ASKED_FIRST,
+        {"experimenter": "Alves, Pedro"},
+    ),
+    (
+        "I'm the PI, Hana Sato, but I didn't record — my students Ken Ito and Mai Abe did.",
+        NOTHING_ASKED,
+        {"experimenter": "Ito, Ken; Abe, Mai"},
+    ),
+    ("who: Lara Stein / where: University of Graz", NOTHING_ASKED, {"experimenter": "Stein, Lara"}),
     # Capitalised words that are not people: a strain, a place, an institution's first words.
     ("We used Long Evans rats at the Max Planck Institute", NOTHING_ASKED, {"strain": "Long Evans"}),
     ("Obafemi Awolowo University, Ile-Ife", ("institution",), {"institution": "Obafemi Awolowo University"}),

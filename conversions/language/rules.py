@@ -860,10 +860,11 @@ _AGE = (
 _SEX = r"female|male|females|males|woman|man|f|m"
 _SEX_VALUE_RE = re.compile(rf"(?:{_SEX}|unknown|not\s+known|u|other|o)", _I)
 _STRAIN = (
-    r"c57bl/?6(?:/?[jn])?|c57|b6|balb/?c|cd-?1|fvb(?:/n)?|dba/?2|129(?:/sv\w*)?|swiss\s+webster"
+    r"c57bl/?6(?:/?[jn][a-z]*)?|c57|b6|balb/?c|cd-?1|fvb(?:/n)?|dba/?2|129(?:/sv\w*)?|swiss\s+webster"
     r"|long[\s-]evans|sprague[\s-]dawley|wistar|lister\s+hooded|[^\W_][\w/-]*-cre(?:ert2)?"
     r"|ai\d+[a-z]?|\w+-[\w-]*gcamp\w*|thy1[\w/-]*|wild[\s-]?type|wt"
-    r"|fischer\s?344|f344|new\s+zealand\s+white|dutch[\s-]belted|swiss\s+albino|göttingen\s+minipig|yucatan"
+    r"|fischer\s?344|f344|new\s+zealand\s+white|dutch[\s-]belted|swiss\s+albino|göttingen(?:\s+minipig)?|yucatan"
+    r"|large\s+white|landrace|yorkshire|merino|border\s+collie|beagle|labrador|hooded\s+lister"
     r"|wag/rij|gaers|[^\W_][\w-]*-(?:tdtomato|eyfp|gfp|egfp|yfp|chr2|flp|tta|cre\w*|dcre)|cba(?:/\w+)?|c3h(?:/\w+)?"
 )
 _SPECIES = rf"{_phrases(_SPECIES_NAMES)}|(?:{'|'.join(sorted(_GENERA))})\s+[a-z]+"
@@ -2665,6 +2666,9 @@ def _without_first_person(value: str) -> str:
     it was written."""
     if len(value.split()) > 25 or re.search(r"[.!?]\s", value):
         return value
+    lead_in = _LEAD_IN_RE.search(value)
+    if lead_in and not _research_words(value[: lead_in.start()]):
+        value = value[lead_in.end() :]  # "at the Stazione Zoologica … 🐙 we do chronic LFP from …"
     bare = _FIRST_PERSON_START_RE.sub("", value, count=1)
     return bare if _names_a_method(bare) or _describes_experiment(bare) else value
 
@@ -2675,8 +2679,8 @@ def _continued_description(text: str, description: str) -> str:
     if start < 0:
         return description
     end = start + len(description)
-    while (m := _PART_BEFORE_RE.search(text, 0, start)) and _continues_description(
-        _without_first_person(m.group("part"))
+    while (m := _PART_BEFORE_RE.search(text, 0, start)) and (
+        _continues_description(_without_first_person(m.group("part"))) or _names_the_animals(m.group("part"))
     ):
         if not _names_a_method(m.group("part")) and not _names_a_method(text[start:end]):
             break
@@ -2688,6 +2692,11 @@ def _continued_description(text: str, description: str) -> str:
 
 _INTENT_WORDS_RE = re.compile(r"\b(?:go\s+ahead|convert|don'?t\s+know|no\s+idea|not\s+sure|skip|later)\b", _I)
 # A number standing alone ("12 weeks", "512-electrode", "3.5"); not inside a name ("CA3", "L2/3", "2D").
+_LEAD_IN_RE = re.compile(
+    r"(?<![\w'])(?:i|we)(?:'m|\s+am|\s+are|'re)?\s+(?:do|did|doing|make|made|ran|run|use|used|perform(?:ed)?"
+    r"|carr(?:y|ied)\s+out)\s+",
+    _I,
+)
 _NUMBER_RE = re.compile(r"(?<![\w/-])\d+(?:[.,]\d+)?(?![\w/])")
 _PART_BEFORE_RE = re.compile(r"(?:^|[.!?;:\n]\s*|,\s*)(?P<part>[^,.;:!?\n]+?),\s*$")
 _NEXT_PART_RE = re.compile(r",\s*(?P<part>[^,.;!?\n]+?)(?=\s*(?:[,;!?\n]|\.(?:\s|$)|$))")
@@ -2695,6 +2704,19 @@ _NOT_A_CONTINUATION_START = _vocabulary(
     """i, we, she, he, it, they, this, that, these, those, so, but, and, please, sorry, thanks, thank, btw, also,
     which, who, my, our, sex, age, born, aged, id, subject, animal, mouse, rat, session, recorded, started"""
 )
+
+
+def _names_the_animals(part: str) -> bool:
+    """ "Drosophila larvae", "Cynomolgus monkeys", "Weakly electric fish (Apteronotus leptorhynchus)": the
+    animals an experiment is done in, which open its description."""
+    outside = re.sub(r"\([^()]*\)", " ", part)
+    words = _WORD_RE.findall(outside)
+    return (
+        1 < len(words) <= 4
+        and not _NUMBER_RE.search(outside)
+        and bool(species_mentions(outside))
+        and not (prose.sex(outside))
+    )
 
 
 def _continues_description(part: str) -> bool:
@@ -2733,9 +2755,12 @@ _METHOD_START = (
 # tetrode recordings of place cells …", "Experiment done by A at LMU: juxtacellular recordings …".
 _DESCRIPTION_CLAUSE_RES = (
     re.compile(
-        r"(?<![\w'])(?:i|we|they|she|he)\s+(?:(?:also|both|mostly|mainly|then)\s+)?"
+        r"(?<![\w'])(?:i|we|they|she|he|(?-i:[A-Z][\w'’-]+\s[A-Z][\w'’-]+))(?:\s*\([^()]{0,80}\))?\s+"
+        r"(?:(?:also|both|mostly|mainly|then)\s+)?"
         r"(?P<verb>did|do|make|made|performed|ran|use|used|carried\s+out|conducted|recorded|record|imaged|image)\s+"
-        r"(?!not\b|never\b)(?P<rest>[^.!?;\n]+)",
+        r"(?!not\b|never\b)(?!(?:all\s+|both\s+|half\s+)?(?:of\s+)?(?:the|these|this|those|my|our|his|her|its)\s+"
+        r"(?:[\w-]+\s+){0,2}?(?:recordings?|sessions?|surger(?:y|ies)|experiments?|analysis|work|data)\b"
+        r"|(?:it|them|all|analysis|everything|surgery|surgeries)\b)(?P<rest>[^.!?;\n]+)",
         _I,
     ),
     re.compile(r"(?:^|[.!?]\s+)(?:it'?s|this\s+is|these\s+are)\s+(?P<rest>[^.!?;\n]+)", _I),

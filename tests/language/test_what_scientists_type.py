@@ -189,6 +189,17 @@ DESCRIPTIONS: list[Row] = [
         {"experiment_description": "Two-photon imaging in L2/3 of mouse V1, orientation tuning"},
     ),
     ("she was 11 weeks old at recording", ("age",), {"age": "P11W"}),
+    (
+        "Zebra finch males, LFP in HVC during singing. Nora Abadi, Uni Leipzig",
+        NOTHING_ASKED,
+        {"experiment_description": "Zebra finch males, LFP in HVC during singing"},
+    ),
+    (
+        "Me and my colleague Jan Nowak record grid cells in MEC of rats in a large arena.",
+        NOTHING_ASKED,
+        {"experiment_description": "record grid cells in MEC of rats in a large arena"},
+    ),
+    ("Dr. Amal Haddad did all the recordings herself", NOTHING_ASKED, {"experimenter": "Haddad, Amal"}),
 ]
 
 # --- subjects: dates of birth, ages of people, strains and crosses --------------------------------------
@@ -200,6 +211,8 @@ SUBJECT_DETAILS: list[Row] = [
     ("slices from P14-P21 rats", NOTHING_ASKED, {"age": "P14D/P21D"}),
     ("mouse VG-2, a Vglut2-Cre;Ai148 female", NOTHING_ASKED, {"strain": "Vglut2-Cre;Ai148"}),
     ("a male Fischer 344 rat, 20 months", NOTHING_ASKED, {"strain": "Fischer 344"}),
+    ("Piglet 7, female, Large White, 4 days old", NOTHING_ASKED, {"strain": "Large White"}),
+    ("C57BL/6JRj", ("strain",), {"strain": "C57BL/6JRj"}),
     ("Our lab manager asked me to upload this", NOTHING_ASKED, {}),
     ("Monkey Odin, male, 9 years 5 months", ("subject_id", "species", "sex", "age"), {"age": "P9Y5M"}),
     ("Participant S-14, right-handed woman, age 27.", NOTHING_ASKED, {"age": "P27Y"}),

@@ -25,14 +25,18 @@ _HEADS = (
     "|nucleus accumbens|nucleus reuniens|nucleus|nuclei"
     "|body|bodies|bulb|gyrus|lobe|habenula|septum|tectum|retina|spinal cord"
     "|midbrain|hindbrain"
-    "|forebrain|brainstem|brain stem|nerve|nidopallium|pallium|ganglion|ganglia|cord|pons|medulla|claustrum"
+    "|forebrain|brainstem|brain stem|nerve cord|nerve|nidopallium|pallium|ganglion|ganglia|cord|pons|medulla|claustrum"
     "|insula|putamen|caudate|globus pallidus|substantia nigra|complex|formation|subiculum|tegmentum|tegmental area"
     "|cochlea|gray|grey|fasciculus|accumbens|neuropil|horn|raphe|pulvinar|ridge|coeruleus|locus coeruleus"
-    "|hypothalamic area|preoptic area|eye field|olive|pallidum|zona incerta|sulcus|plexus"
+    "|hypothalamic area|preoptic area|eye field|olive|pallidum|zona incerta|sulcus|plexus|area X"
     "|nigra|lobule|vermis|flocculus|arcopallium|mesopallium|hyperpallium|area\\s\\d{1,2}"
 )
-# Latin words that follow a head: "nidopallium caudolaterale", "substantia nigra pars compacta".
-_AFTER_HEAD = r"(?:\s(?:pars\s[a-z]+|caudolaterale|caudomediale|interpositus|basalis|ambiguus|shell|core|proper))?"
+# Latin words that follow a head: "nidopallium caudolaterale", "substantia nigra pars compacta", "nucleus
+# magnocellularis".
+_AFTER_HEAD = (
+    r"(?:\s(?:pars\s[a-z]+|caudolaterale|caudomediale|interpositus|basalis|ambiguus|shell|core|proper"
+    r"|[a-z]{5,}(?:aris|alis|ensis|atus|ata|ium)))?"
+)
 # Modifiers not in the list above that read as anatomy by their ending ("inferotemporal", "sensorimotor",
 # "stomatogastric", "interpositus"), except common words with those endings.
 _ANY_MODIFIER = (
@@ -41,10 +45,10 @@ _ANY_MODIFIER = (
     r"|global|critical|previous|various|numerous|serious|famous|continuous|spontaneous|genetic|synaptic|intrinsic"
     r"|extracellular|intracellular|juxtacellular|physiological|pharmacological|behavioral|behavioural|natural"
     r"|artificial|virtual|visual-tactile|final|initial|additional|internal|external|bilateral|mutual|actual)\b)"
-    r"[a-z]{4,}(?:al|ar|ary|ic|ior|ine|ory|otor|us)"
+    r"[a-z]{4,}(?:al|ar|ary|ic|ior|ine|ory|otor|us|ediate)"
 )
 _MODIFIERS = (
-    "primary|secondary|visual|auditory|somatosensory|sensory|motor|premotor|barrel|prefrontal|prelimbic"
+    "primary|secondary|midbody|axial|visual|auditory|somatosensory|sensory|motor|premotor|barrel|prefrontal|prelimbic"
     "|infralimbic|medial|lateral|dorsal|ventral|anterior|posterior|entorhinal|piriform|olfactory|orbitofrontal"
     "|cingulate|insular|retrosplenial|parietal|temporal|frontal|occipital|superior|inferior|left|right|bilateral"
     "|fan-shaped|mushroom|ellipsoid|optic|dentate|basolateral|central|cerebellar|subthalamic|speech|gustatory"
@@ -90,13 +94,20 @@ def brain_area(text: str) -> AreaMention | None:
             end = next_end
         else:
             break
+    of_the = _OF_THE_RE.match(text, end)
+    if of_the and (inner := _AREA_RE.match(text, of_the.end())) and text[start:end].lower().split()[-1] in _OF_HEADS:
+        end = (
+            inner.end()
+        )  # "paraventricular nucleus of the hypothalamus", "central nucleus of the anterior arcopallium"
     named = _NAMED_BY_ABBREVIATION_RE.match(text, start, end)  # "area MT", "song nucleus RA": the name is "MT"
     if named and named.end() == end:
         start = named.start("name")
     return AreaMention(start, end, text[start:end])
 
 
-_NAMED_BY_ABBREVIATION_RE = re.compile(r"(?i:area|region|nucleus)\s(?P<name>[A-Z][A-Za-z]*\d?)")
+_OF_THE_RE = re.compile(r"\sof\s(?:the\s)?(?=\w)", re.IGNORECASE)
+_OF_HEADS = frozenset({"nucleus", "nuclei", "complex", "formation", "body", "ganglion", "lobe", "field"})
+_NAMED_BY_ABBREVIATION_RE = re.compile(r"(?i:area|region|nucleus)\s(?P<name>[A-Z][A-Za-z]+\d?|[A-Z]\d)")
 
 
 def _spans(text: str) -> list[tuple[int, int]]:

@@ -26,6 +26,8 @@ _GENERIC = (
     "|axolotl|octopus|crab|squid|shrew|degu|chinchilla|opossum|culture|organoid"
     "|maus|ratte|rata|ratón|raton|souris|ratto|topo|affe|scimmia|mono|singe|furet|tier|animale|animal"
     "|infant|baby|toddler|adolescent|neonate|ewe|ram|sow|boar|hen|cow|heifer|mare|kid|calf|lamb|pt"
+    "|rato|piglet|roach|cockroach|lemur|crayfish|spider|egel|blutegel|kit|budgie|budgerigar|parrot|quail|owl|dog"
+    "|ewe|wether|doente|paciente|patientin|patiente"
 )
 _NUMBER = r"(?:id|ID|Id|number|no\.|No\.|nr\.?|#|name|code|tag|label)"
 _LINK = (

@@ -213,6 +213,7 @@ SUBJECT_DETAILS: list[Row] = [
     ("a male Fischer 344 rat, 20 months", NOTHING_ASKED, {"strain": "Fischer 344"}),
     ("Piglet 7, female, Large White, 4 days old", NOTHING_ASKED, {"strain": "Large White"}),
     ("C57BL/6JRj", ("strain",), {"strain": "C57BL/6JRj"}),
+    ("Piglet 12, female, 5 days old", NOTHING_ASKED, {"subject_id": "12"}),
     ("Our lab manager asked me to upload this", NOTHING_ASKED, {}),
     ("Monkey Odin, male, 9 years 5 months", ("subject_id", "species", "sex", "age"), {"age": "P9Y5M"}),
     ("Participant S-14, right-handed woman, age 27.", NOTHING_ASKED, {"age": "P27Y"}),
@@ -442,6 +443,13 @@ LOCATIONS: list[Row] = [
     ("units in area V4 during attention", ASKED_FIRST, {"location": "V4"}),
     ("the electrodes were in the left subthalamic nucleus", ("location",), {"location": "left subthalamic nucleus"}),
     ("rats foraging in an open field", ASKED_FIRST, {}),
+    (
+        "units from the ventral posteromedial nucleus of the thalamus",
+        ASKED_FIRST,
+        {"location": "ventral posteromedial nucleus of the thalamus"},
+    ),
+    ("LFP in Area X of zebra finches", ASKED_FIRST, {"location": "Area X"}),
+    ("hook electrodes on the ventral nerve cord of crayfish", ASKED_FIRST, {"location": "ventral nerve cord"}),
 ]
 
 # --- remarks, complaints and questions are answered, not stored --------------------------------

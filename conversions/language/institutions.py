@@ -30,7 +30,7 @@ _KEYWORDS = _words(
     universitet uniwersytet univerzita universitá institute institut institutet instituto istituto
     college school hospital clinic klinikum clinique center centre centro foundation fondation fundação fundacion
     fundación academy akademie polytechnic politecnico polytechnique scuola escola école ecole hochschule
-    charité charite campus"""
+    charité charite campus univ uni umc mc chu chuv"""
 )
 _CONNECTORS = _words("""of for de di da do des del della dos das für fur and & the la le du y e en van voor d' l'""")
 # Words that open a unit inside an institution; the institution is the name after them.
@@ -40,7 +40,9 @@ _NOT_INSTITUTIONS = _words("""id pi dob na ok eeg ecog lfp mea emg meg fmri bci 
 _TOKEN_RE = re.compile(r"[^\W_][\w'’.-]*|&")
 # Before an acronym, the words that make it a place of work: "at UFRJ", "from IPM", "(UCL", ", NYU".
 _CUE_BEFORE_RE = re.compile(
-    r"(?:\bat|\bfrom|@|\bof|[:(,]|\bde\s+la|\bda|\bde|\balla|\bal|\bà|\bna|\bno|\ben)\s*(?:the\s+)?$", re.I
+    r"(?:\bat|\bfrom|@|\bof|[:(,]|\bde\s+la|\bda|\bde|\balla|\bal|\bà|\bna|\bno|\ben|\bau|\baux|\ban\s+der|\bam)"
+    r"\s*(?:the\s+)?$",
+    re.I,
 )
 
 
@@ -100,12 +102,13 @@ def _continues(text: str, tokens: list[tuple[int, int, str]], k: int) -> bool:
 def _capitalised(word: str) -> bool:
     if word == "I":
         return False  # "the University of Toronto and I did the recordings"
-    return word[:1].isupper() or (word.lower().startswith(("d'", "l'")) and word[2:3].isupper())
+    elided = re.match(r"(?:[dl]|[dn]?ell|all)['’]", word, re.I)  # "l'Université", "all'Istituto"
+    return word[:1].isupper() or bool(elided and word[elided.end() : elided.end() + 1].isupper())
 
 
 def _organisation(text: str, run: list[tuple[int, int, str]], is_known: Callable[[str], bool]) -> str | None:
     words = [w.strip(".,'’") for _, _, w in run]
-    words[0] = re.sub(r"^[dlDL]['’](?=[A-ZÀ-Ý])", "", words[0])  # "l'Université de Bordeaux"
+    words[0] = re.sub(r"^(?:[dlDL]|[dn]?ell|all)['’](?=[A-ZÀ-Ý])", "", words[0])  # "l'Université", "all'Istituto"
     lowered = [w.lower() for w in words]
     # "Department of Neurophysiology" alone names a unit, not the institution.
     if lowered[0] in _UNIT_WORDS and not any(_is_keyword(w) for w in lowered[1:]):

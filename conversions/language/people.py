@@ -49,7 +49,8 @@ _ROLE_WORDS = (
     r"|phd|grad|graduate|master'?s|undergrad|undergraduate|research|fellow|scientist|engineer|technician|tech"
     r"|clinician|neurosurgeon|surgeon|neurologist|physician|resident|manager|head|principal|investigator|professor"
     r"|assistant|associate|staff|member|visiting|senior|junior|new|former|here|advisor|adviser|coordinator|lecturer"
-    r"|honours|rotation|msc|md|nurse|colleague|labmate|collaborator|doctoral|candidate|intern|our|my)"
+    r"|honours|rotation|msc|md|nurse|colleague|labmate|collaborator|doctoral|candidate|intern|our|my"
+    r"|dottorand[oa]|doktorand(?:in)?|doctorant[e]?|mestrand[oa]|doutorand[oa]|tesista|estudiante|étudiante?|studentin)"
 )
 _SELF_BEFORE_RE = re.compile(
     rf"(?:(?<![\w'])(?:i'?m|i’m|i\s+am|im|this\s+is|it'?s\s+(?:me|just\s+me)|that'?s\s+me|here\s+is|here'?s"

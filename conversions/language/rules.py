@@ -2605,7 +2605,9 @@ def _is_a_known_institution(value: str) -> bool:
     return " ".join(_without_article(value)) in _KNOWN_INSTITUTIONS
 
 
-_CONNECTOR_AT_END_RE = re.compile(r"(?:\b(?:at|from|of|da|de|di|del|la|the)|[àa]\s+l'|[àa])\s*$", _I)
+_CONNECTOR_AT_END_RE = re.compile(
+    r"(?:\b(?:at|from|of|da|de|di|del|la|the|an\s+der|am|au|in)|[àa]\s+l'|[àa]|@)\s*$", _I
+)
 
 
 def _with_description(text: str, parsed: ParsedMessage) -> ParsedMessage:

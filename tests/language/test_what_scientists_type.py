@@ -287,6 +287,15 @@ INSTITUTIONS: list[Row] = [
         {"institution": "RIKEN Center for Brain Science"},
     ),
     ("Optogenetic stimulation of SST cells in mouse S1", ASKED_FIRST, {}),
+    ("Kai Berg, Uni Hamburg. 2p in mouse V1", ASKED_FIRST, {"institution": "Uni Hamburg"}),
+    (
+        "Sono dottoranda all'Istituto Superiore di Sanità, Roma",
+        ASKED_FIRST,
+        {"institution": "Istituto Superiore di Sanità"},
+    ),
+    ("Ich bin Doktorandin an der Universität Leipzig", ASKED_FIRST, {"institution": "Universität Leipzig"}),
+    ("neurologue au CHU de Lille", ASKED_FIRST, {"institution": "CHU de Lille"}),
+    ("slices in ACSF at 32 degrees", ASKED_FIRST, {}),
 ]
 
 # --- subjects in prose --------------------------------------------------------------------------

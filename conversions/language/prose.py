@@ -134,7 +134,7 @@ _NUMBER = (
 )
 _UNIT = (
     r"(?:days?|weeks?|wks?|wk|months?|mos?|mo|years?|yrs?|yr|y/o|y\.o\.?|yo|y|dph|days?\spost[\s-]?hatch(?:ing)?"
-    r"|dpf|hpf|days?\spost[\s-]fertili[sz]ation"
+    r"|dpf|hpf|days?\spost[\s-]fertili[sz]ation|歳|才|岁"
     r"|jahre?|monate?|wochen?|tage?|años?|anos?|ans|anni|meses|mois|mesi|semanas?|semaines?|settimane|días|dias|jours"
     r"|giorni)"
 )
@@ -375,7 +375,9 @@ _BARE_AGE_RE = re.compile(
 
 
 # "29F", "34M", "66M", "pt 044 M 58": a person's age and sex written together.
-_AGE_SEX_RE = re.compile(r"(?<![\w-])(?:(?P<age>\d{1,3})\s?(?P<sex>[MF])|(?P<sex2>[MF])\s(?P<age2>\d{1,3}))(?![\w-])")
+_AGE_SEX_RE = re.compile(
+    r"(?<![\w#-])(?<!pt\s)(?<!no\s)(?:(?P<age>[1-9]\d{0,2})\s?(?P<sex>[MF])|(?P<sex2>[MF])\s(?P<age2>[1-9]\d{0,2}))(?![\w-])"
+)
 
 
 def human_age(text: str) -> Stated | None:

@@ -530,7 +530,9 @@ def normalize_sex(text: str) -> str:
 _AGE_UNITS: dict[str, str] = {
     **dict.fromkeys(["y", "yr", "yrs", "year", "years", "yo", "y/o", "y.o"], "Y"),
     # The same units as the portal's users write them in German, Spanish, Portuguese, French, Italian.
-    **dict.fromkeys(["jahre", "jahr", "años", "año", "anos", "ano", "ans", "an", "anni", "anno"], "Y"),
+    **dict.fromkeys(
+        ["jahre", "jahr", "años", "año", "anos", "ano", "ans", "an", "anni", "anno", "歳", "才", "岁"], "Y"
+    ),
     **dict.fromkeys(["monate", "monat", "meses", "mes", "mois", "mesi", "mese"], "M"),
     **dict.fromkeys(["wochen", "woche", "semanas", "semana", "semaines", "semaine", "settimane", "settimana"], "W"),
     **dict.fromkeys(["tage", "tag", "días", "dias", "día", "dia", "jours", "jour", "giorni", "giorno"], "D"),
@@ -551,7 +553,7 @@ _POSTNATAL_DAYS = re.compile(
 _EMBRYONIC = re.compile(r"^(?:e|embryonic(?: day)?|gestational day|gd)\s*\d+(?:\.\d+)?$")
 _POST_FERTILISATION = re.compile(r"^\d+(?:\.\d+)?\s*(?:dpf|hpf|(?:days|hours)\s+post[\s-]fertili[sz]ation)$")
 _ISO_PARTS = re.compile(r"(\d+(?:\.\d+)?)([YMWDHS])")
-_AGE_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([a-z]+)")
+_AGE_PART = re.compile(r"(\d+(?:\.\d+)?)\s*([^\W\d_]+)")  # and "49 años", "39歳"
 _AGE_RANGE = re.compile(r"^(?:between\s+)?(\d+(?:\.\d+)?)\s*(?:-|–|to|and)\s*(\d+(?:\.\d+)?)\s*([a-z]+)$")
 _AGE_EXAMPLE = "give it in days, weeks, months or years, e.g. 90 days"
 # Only to order the bounds of a range; nwbinspector compares them the same way, from today's calendar.

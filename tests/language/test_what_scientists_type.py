@@ -229,6 +229,8 @@ SUBJECT_DETAILS: list[Row] = [
     ("DBS STN LFP. pt 031, 71F", NOTHING_ASKED, {"species": "Homo sapiens", "sex": "F", "age": "P71Y"}),
     ("EEG in newborn lambs after birth asphyxia", ASKED_FIRST, {"species": "Ovis aries"}),
     ("Lymnaea stagnalis, buccal ganglion recordings", ASKED_FIRST, {"species": "Lymnaea stagnalis"}),
+    ("Paciente HC-9, mujer, 49 años", NOTHING_ASKED, {"age": "P49Y", "sex": "F"}),
+    ("患者 OU-3, 39歳 male", NOTHING_ASKED, {"age": "P39Y"}),
     ("Recorded 10:00 (Seoul time). Mouse KR-2, male", NOTHING_ASKED, {"species": "Mus musculus"}),
     ("fiber photometry of GCaMP8m in the VTA", NOTHING_ASKED, {"location": "VTA"}),
     ("Our mouse has the number 0551 on its ear tag", NOTHING_ASKED, {"subject_id": "0551"}),

@@ -263,6 +263,8 @@ def test_normalize_sex_refuses(text: str) -> None:
         ("36 hours", "PT36H"),
         ("P2Y6M", "P2Y6M"),
         ("2 years 6 months", "P2Y6M"),
+        ("49 años", "P49Y"),
+        ("39歳", "P39Y"),
         ("2 years, 6 months", "P2Y6M"),
         ("P90D/P120D", "P90D/P120D"),
         ("P4W/P1M", "P4W/P1M"),

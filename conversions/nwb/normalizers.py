@@ -77,6 +77,8 @@ def _split_comma_list(chunk: str) -> list[str]:
     parts = [part.strip() for part in chunk.split(",") if _without_titles(part.strip())]
     if len(parts) <= 1:
         return parts
+    if len(parts) == 2 and parts[0].split()[0].lower() in _PARTICLES:
+        return [chunk.strip()]  # "El Amrani, Fatima Zahra", "van der Berg, Anouk": one person, family name first
     if all(len(_without_titles(part)) >= 2 for part in parts):
         return parts  # every part is a full name
     if len(parts) % 2 == 0:

@@ -486,3 +486,22 @@ def test_normalize_field_unknown_name() -> None:
 def test_normalized_start_time_is_aware() -> None:
     moment = datetime.fromisoformat(normalize_field("session_start_time", "2024-03-15 14:30", timezone="Asia/Tokyo"))
     assert moment.utcoffset() == ZoneInfo("Asia/Tokyo").utcoffset(moment)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Fatima Zahra El Amrani",
+        "Willem van den Broek",
+        "Siobhán Ní Bhriain",
+        "Ludwig van Beethoven and Jane Smith",
+        "Hassan Al Masri",
+        "Maria das Neves",
+        "J. R. Hartley; M. Osei",
+    ],
+)
+def test_experimenters_normalized_twice_stay_the_same(said: str) -> None:
+    """The stored form is read again when values are rewritten for DANDI: "El Amrani, Fatima Zahra"
+    must stay one person, not become "Amrani, El" and "Zahra, Fatima"."""
+    once = normalize_field("experimenter", said)
+    assert normalize_field("experimenter", "; ".join(once)) == once

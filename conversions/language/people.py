@@ -100,7 +100,10 @@ _OBJECT = (
     r"(?:record\w*|experiment\w*|sessions?|it|them|this|these|all|the\s+rig|data|measurements?|imaging|patch\w*"
     r"|surger\w*|ephys|physiology|acquisition|everything|most)"
 )
-_DID = r"(?:did|does|do|ran|runs|run|performed|made|carried\s+out|conducted|collected|acquired|handled|took)"
+_DID = (
+    r"(?:\w+\s+and\s+)?(?:did|does|do|ran|runs|run|performed|made|carried\s+out|conducted|collected|acquired|handled"
+    r"|took|helped(?:\s+with)?)"
+)
 _RECORDER_AFTER_RE = re.compile(
     rf"^\s*\)?\s*(?:\([^()]*\)\s*)?,?\s*(?:(?:who|she|he|they|both|together|also|all|was\s+the\s+one\s+who"
     rf"|is\s+the\s+one\s+who|(?:she|he)'?s\s+the\s+one\s+who|were\s+the\s+ones\s+who)\s+)*"
@@ -122,7 +125,7 @@ _RECORDER_BEFORE_RE = re.compile(
     rf"|(?:person|one|people)\s+who\s+(?:\w+\s+)?(?:recorded|{_DID}\s+(?:\w+\s+){{0,3}}?{_OBJECT})(?:\s+it)?"
     rf"\s+(?:is|was|were)\s+"
     rf"|(?<![\w'])(?:me|i|myself)\s*(?:and|&|\+)\s*(?:my\s+)?[\w-]+(?:\s+[\w-]+)?\s*[:—–-]\s*"
-    rf"|(?:together\s+with|along\s+with)\s+"
+    rf"|(?:together\s+with|along\s+with)\s+(?:[\w-]+\s+){{0,3}}?"
     rf"|(?<![\w'])(?:put|write|use|enter)\s+(?:down\s+)?"
     rf")(?:(?:our|my|his|her|the|a)\s+(?:[\w-]+[\s,]+){{0,3}}?)?[,:]?\s*(?:{_ROLE_WORDS}\s+)?$",
     _I,
@@ -132,7 +135,7 @@ _WRITER_RECORDED_RE = re.compile(
     rf"(?<![\w'])i\s+(?:\w+\s+){{0,2}}?(?:recorded|(?:did|ran|performed|made|carried\s+out|conducted|collected"
     rf"|acquired)\s+(?:\w+\s+){{0,3}}?{_OBJECT})"
     rf"|\bby\s+(?:me|myself)\b|(?<![\w'])(?:me|i|myself)\s*(?:and|&|\+)\s*(?:my\s+)?\w+"
-    rf"|\b(?:by|with)\s+(?:[\w.]+\s+){{0,4}}?(?:and|&)\s+(?:me|myself)\b"
+    rf"|\b(?:by|with)\s+(?:[\w.()'’-]+\s+){{0,6}}?(?:and|&)\s+(?:me|myself)\b"
     rf"|(?:^|[.!?]\s+)(?:recorded|recording\s+done)\s+(?:together\s+)?with\b|\bi\s+recorded\s+(?:it\s+|this\s+)?with\b"
     rf"|\b(?:both|we)\s+recorded\b|\bboth\s+of\s+us\b",
     _I,
@@ -144,11 +147,20 @@ _WE_RECORDED_RE = re.compile(
     _I,
 )
 # "… by Paul Zimmer and me": the writer named last.
-_AND_ME_RE = re.compile(r"\b(?:by|with)\s+(?:[\w.]+\s+){0,4}?(?:and|&)\s+(?:me|myself)\b", _I)
+_AND_ME_RE = re.compile(r"\b(?:by|with)\s+(?:[\w.()'’-]+\s+){0,6}?(?:and|&)\s+(?:me|myself)\b", _I)
+# The writer says plainly that they recorded, whatever their role: "I did the imaging myself", "… and myself".
+_I_RECORDED_RE = re.compile(
+    rf"(?<![\w'])i\s+(?:\w+\s+){{0,2}}?(?:recorded|did|ran|performed|made|conducted)\s+(?:\w+\s+){{0,3}}?{_OBJECT}"
+    rf"(?:\s+\w+){{0,3}}?\s+(?:myself|too|as\s+well)\b|\b(?:by|with)\s+(?:[\w.()'’-]+\s+){{0,6}}?(?:and|&)\s+(?:me|myself)\b",
+    _I,
+)
+_BOTH_OF_US_RE = re.compile(
+    r"\bboth\s+of\s+us\b|\bwe\s+(?:both\s+)?(?:did|recorded|ran)\b[^.]*\btogether\b|\bwe\s+both\b", _I
+)
 # The writer says they did not: "I did not do these recordings", "I'm not an experimenter".
 _WRITER_DID_NOT_RE = re.compile(
     r"(?<![\w'])i\s+(?:did\s*n[o']t|didn'?t|never|was\s*n[o']t|wasn'?t|am\s+not|honestly\s+didn'?t)\b"
-    r"|(?<![\w'])i'?m\s+not\s+(?:an?\s+|the\s+)?(?:experimenter|one\s+who)|\bnot\s+me\b|\bwasn'?t\s+at\s+the\s+rig",
+    r"|(?<![\w'])i'?m\s+not\s+(?:an?\s+|the\s+)?(?:experimenter|one\s+who)|\bnot\s+(?:by\s+)?me\b|\bwasn'?t\s+at\s+the\s+rig",
     _I,
 )
 # "on behalf of Ahmed Haddad", "for my rotation student Keiko Yamamoto": the one the writer uploads for.
@@ -288,6 +300,7 @@ def team(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], b
         for n in names
         if ("recorder" in n.roles and "not" not in n.roles)
         or ("self" in n.roles and (writer_recorded or pair) and not n.roles & {"lead", "uploader", "not"})
+        or ("self" in n.roles and "not" not in n.roles and writer_recorded and _I_RECORDED_RE.search(text))
         or ("colleague" in n.roles and pair)
     ]
     others = tuple(n.text for n in names if n.roles & {"lead", "uploader", "not"} and n not in recorders)
@@ -311,6 +324,10 @@ def team(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], b
         others += tuple(n.text for n in names if n not in recorders and n.text not in others)
     if not recorders:
         return Team((), others, named) if others else None
+    if _BOTH_OF_US_RE.search(text):  # "we are A and B from …, both of us recorded": the whole group
+        groups = {n.group for n in recorders if "self" in n.roles}
+        recorders += [n for n in names if n.group in groups and n not in recorders and not n.roles & {"lead", "not"}]
+        recorders.sort(key=lambda n: n.start)
     if _AND_ME_RE.search(text):  # "Recorded by Dr. Jonah Weiss and myself": the writer last
         recorders = [n for n in recorders if "self" not in n.roles] + [n for n in recorders if "self" in n.roles]
     texts = list(dict.fromkeys(n.text for n in recorders))
@@ -420,6 +437,8 @@ def _name_word(word: str, is_word: Callable[[str], bool]) -> bool:
         return False
     if len(bare) == 1:
         return True  # an initial: "J. R. Hartley"
+    if bare[:2].isalpha() and bare[:2].isupper():
+        return False  # "IISc", "UCLA": an acronym ("O'Brien" is a name)
     return any(ch.islower() for ch in bare[1:])  # "UCL", "KU" are acronyms
 
 

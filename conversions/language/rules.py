@@ -2559,7 +2559,10 @@ def _takes_over(current: str | None, guessed: bool, recorders: str, crew: people
         return True
     others = _people_in("; ".join(crew.others)) or set() if crew.others else set()
     named = _people_in("; ".join(crew.named)) or set()
-    if after < before and (crew.said or not any(people.could_be_a_name(p, _vocabulary_word) for p in before - after)):
+    dropped = before - after
+    if after < before and (
+        crew.said or dropped <= others or not any(people.could_be_a_name(p, _vocabulary_word) for p in dropped)
+    ):
         return True  # "PI: Dr. Anita Verma (not an experimenter) / Recordings: …"; "…, KEMRI Wellcome Trust …"
     if all(any(_words_of(person) <= _words_of(full) for full in after) for person in before):
         return True  # "Mark" of "I'm Mark, Mark Sullivan", "Menon" of "Nikhil Rao, Shreya Menon"

@@ -160,6 +160,26 @@ PEOPLE: list[Row] = [
         {"experimenter": "Ito, Ken; Abe, Mai"},
     ),
     ("who: Lara Stein / where: University of Graz", NOTHING_ASKED, {"experimenter": "Stein, Lara"}),
+    (
+        "This is Mira Holm. The recordings were done by Dr. Tom Eker (resident) and myself.",
+        NOTHING_ASKED,
+        {"experimenter": "Eker, Tom; Holm, Mira"},
+    ),
+    (
+        "We are Ada Lind and Bo Sten from Lund University, both of us recorded.",
+        NOTHING_ASKED,
+        {"experimenter": "Lind, Ada; Sten, Bo"},
+    ),
+    (
+        "I'm Dr. Rita Vaz, group leader. This time I ran the session myself, together with our technician Ana Reis.",
+        NOTHING_ASKED,
+        {"experimenter": "Vaz, Rita; Reis, Ana"},
+    ),
+    (
+        "Recordings by Omar Said and Lina Aziz, IISc Bengaluru",
+        ASKED_FIRST,
+        {"experimenter": "Said, Omar; Aziz, Lina"},
+    ),
     # Capitalised words that are not people: a strain, a place, an institution's first words.
     ("We used Long Evans rats at the Max Planck Institute", NOTHING_ASKED, {"strain": "Long Evans"}),
     ("Obafemi Awolowo University, Ile-Ife", ("institution",), {"institution": "Obafemi Awolowo University"}),

@@ -217,7 +217,7 @@ _GROUP_GAP_RE = re.compile(
 _WORD_RE = re.compile(r"(?<![\w'’-])[^\W\d_]+(?:['’-][^\W\d_]+)*(?:\.ssa)?(?![\w])")
 _CLAUSE_END_RE = re.compile(r"[.!?](?=\s|$)|\n|;|\s[|/]\s")
 _LOWERCASE_SELF_RE = re.compile(
-    r"(?<![\w'])(?:i'?m|i\s+am|im|this\s+is|my\s+name\s+is|name'?s)\s+"
+    r"(?<![\w'])(?:i'?m|i\s+am|im|this\s+is|my\s+name\s+is|name'?s|it'?s|its)\s+"
     r"(?P<name>[^\W\d_]{2,}(?:\s(?:van|von|de|der|den|da|di|del|la|le|dos|das)){0,2}(?:\s[^\W\d_]{2,}){1,2})"
     r"(?=\s*(?:[,.(]|$|\s(?:from|at|here|and|&|in|of|with|\()))",
 )

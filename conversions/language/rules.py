@@ -2654,7 +2654,9 @@ _NOT_A_DESCRIPTION_RE = re.compile(
 )
 _FIRST_PERSON_START_RE = re.compile(
     r"^(?:so\s+|basically\s+|here\s+|mainly\s+)?(?:i|we)\s+(?:(?:mostly|mainly|usually|also|both)\s+)?"
-    r"(?:did|do|does|make|made|performed|perform|ran|run|carried\s+out|conduct(?:ed)?|use|used)\s+"
+    r"(?:did|do|does|make|made|performed|perform|ran|run|carried\s+out|conduct(?:ed)?|use|used|measured|measure"
+    r"|studied|study)\s+"
+    r"|^[^:]{0,50}\b(?:myself|me|recordings?|this\s+one|session)\b[^:]{0,10}:\s*"
     r"|^(?:it'?s|this\s+is|these\s+are)\s+(?=\S+\s+\S+)"
     r"|^(?:i|we)\s+(?=(?:record|recorded|image|imaged)\b)"  # "We record place cells …" → "record place cells …"
     r"|^(?:the\s+)?(?:experiment|experience|study|project)\s+(?:is|was|consists\s+(?:in|of))\s+(?:about\s+)?"
@@ -2685,7 +2687,8 @@ def _continued_description(text: str, description: str) -> str:
         return description
     end = start + len(description)
     while (m := _PART_BEFORE_RE.search(text, 0, start)) and (
-        _continues_description(_without_first_person(m.group("part"))) or _names_the_animals(m.group("part"))
+        _continues_description(_without_first_person(m.group("part")), before=True)
+        or _names_the_animals(m.group("part"))
     ):
         if not _names_a_method(m.group("part")) and not _names_a_method(text[start:end]):
             break
@@ -2707,6 +2710,7 @@ _PART_BEFORE_RE = re.compile(r"(?:^|[.!?;:\n]\s*|,\s*)(?P<part>[^,.;:!?\n]+?),\s
 _NEXT_PART_RE = re.compile(r",\s*(?P<part>[^,.;!?\n]+?)(?=\s*(?:[,;!?\n]|\.(?:\s|$)|$))")
 _NOT_A_CONTINUATION_START = _vocabulary(
     """i, we, she, he, it, they, this, that, these, those, so, but, and, please, sorry, thanks, thank, btw, also,
+    hey, hi, hello, its, it's, im, i'm, dear, hola, ciao, bonjour, hallo,
     which, who, my, our, sex, age, born, aged, id, subject, animal, mouse, rat, session, recorded, started"""
 )
 
@@ -2724,7 +2728,7 @@ def _names_the_animals(part: str) -> bool:
     )
 
 
-def _continues_description(part: str) -> bool:
+def _continues_description(part: str, *, before: bool = False) -> bool:
     """Whether a comma part goes on describing ("looking at mossy fiber LTP", "fear recall", "cochlear
     nucleus bushy cells") rather than starting the subject, a person, a place or a remark."""
     outside = re.sub(r"\([^()]*\)", " ", part)
@@ -2738,6 +2742,8 @@ def _continues_description(part: str) -> bool:
         return False  # "female, 12 weeks"; but "female mice, social isolation" describes the animals used
     if _is_organisation(part.strip()) or institutions.named(part, _is_a_known_institution) or _person(part.strip()):
         return False
+    if not before and prose.binomial_in_prose(part.strip(), _vocabulary_word) == part.strip():
+        return True  # "…, Apteronotus leptorhynchus, during amplitude modulations": the species' Latin name
     if re.search(r"\b[A-Z][a-z]+\s[A-Z][a-z]+\b", outside) or _about_the_conversation(part):
         return False  # "Cambridge NeuroTech", "Maria Lopez"; "sorry for the delay"
     if _command(part) or _refusal(part) or _INTENT_WORDS_RE.search(part):
@@ -2777,7 +2783,7 @@ _DESCRIPTION_CLAUSE_RES = (
     # A sentence that starts with the method and says where or in what: "Wide-field imaging of the whole dorsal
     # cortex in awake mice …" (not "Recording started at …", "Recording location was …").
     re.compile(
-        rf"(?:^|[.!?]\s+|\n\s*)(?P<rest>(?:{_METHOD_START})\b(?!\s+(?:started|starts|start|location|site|date|time"
+        rf"(?:^|[.!?]\s+|\n\s*|,\s+)(?P<rest>(?:{_METHOD_START})\b(?!\s+(?:started|starts|start|location|site|date|time"
         rf"|was|were|is|are|done|made|by|ran|run)\b)[^.!?;:\n]*?\b(?:in|of|from|during|with)\b[^.!?;:\n]+)",
         _I,
     ),
@@ -2787,6 +2793,17 @@ _DESCRIPTION_CLAUSE_RES = (
         _I,
     ),
 )
+
+
+def _animals_sentence(text: str) -> str | None:
+    """A sentence that opens with the animals and names a method ("Zebrafish larvae PTZ seizures — local
+    field potential in optic tectum, testing cannabidiol")."""
+    for m in re.finditer(r"(?:^|(?<=[.!?]\s)|(?<=\n))[A-Z][^.!?\n]{12,}", text):
+        sentence = m.group().strip()
+        mentions = species_mentions(sentence)
+        if mentions and mentions[0].start == 0 and _names_a_method(sentence) and not _about_the_conversation(sentence):
+            return _continued_description(text, re.match(r"(?:[^,(]|\([^()]*\))+", sentence).group().strip())
+    return None
 
 
 def _description_in_sentences(text: str) -> str | None:
@@ -2802,7 +2819,7 @@ def _description_in_sentences(text: str) -> str | None:
                 value = f"{verb} {value}"
             if _names_a_method(value) and not _about_the_conversation(value) and len(value.split()) >= 3:
                 return value.strip()
-    return None
+    return _animals_sentence(text)
 
 
 _LOCATION_BEFORE_RE = re.compile(

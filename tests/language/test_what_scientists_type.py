@@ -220,6 +220,21 @@ DESCRIPTIONS: list[Row] = [
         {"experiment_description": "record grid cells in MEC of rats in a large arena"},
     ),
     ("Dr. Amal Haddad did all the recordings herself", NOTHING_ASKED, {"experimenter": "Haddad, Amal"}),
+    (
+        "I did all the recordings myself: silicon probes in ferret A1 during vocalizations, Uni Oldenburg",
+        NOTHING_ASKED,
+        {"experiment_description": "silicon probes in ferret A1 during vocalizations"},
+    ),
+    (
+        "Bats, Egyptian fruit bats, tetrodes in dorsal CA1 during flight. Recorded by Noa Levi.",
+        NOTHING_ASKED,
+        {"experiment_description": "Bats, Egyptian fruit bats, tetrodes in dorsal CA1 during flight"},
+    ),
+    (
+        "hi its ana ruiz from ub, 2p in mouse PFC during social play",
+        NOTHING_ASKED,
+        {"experiment_description": "2p in mouse PFC during social play"},
+    ),
 ]
 
 # --- subjects: dates of birth, ages of people, strains and crosses --------------------------------------

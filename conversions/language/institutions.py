@@ -30,7 +30,7 @@ _KEYWORDS = _words(
     universitet uniwersytet univerzita universitá institute institut institutet instituto istituto
     college school hospital clinic klinikum clinique center centre centro foundation fondation fundação fundacion
     fundación academy akademie polytechnic politecnico polytechnique scuola escola école ecole hochschule
-    charité charite campus univ uni umc mc chu chuv"""
+    charité charite campus univ uni umc mc chu chuv tu"""
 )
 _CONNECTORS = _words("""of for de di da do des del della dos das für fur and & the la le du y e en van voor d' l'""")
 # Words that open a unit inside an institution; the institution is the name after them.
@@ -55,9 +55,23 @@ def named(text: str, is_known: Callable[[str], bool]) -> str | None:
     # "Universität Bern, Institut für Physiologie": a department after its university is part of it.
     names = [name for name in names if not any(other != name and name in other for other in names)]
     universities = [name for name in names if _has_university_word(name)]
-    if len(names) > 1 and len(universities) == 1 and _listed_together(text, names):
-        return universities[0]
+    if len(names) > 1 and len(universities) == 1:
+        units = [name for name in names if name != universities[0]]
+        if _listed_together(text, names) or all(_is_a_unit(name) for name in units):
+            return universities[0]  # "… University in Taiwan, Institute of Neuroscience"
     return names[0] if len(names) == 1 else None
+
+
+# The parts of a university: "Institute of Neuroscience", "Brain and Mind Centre", "Faculty of Medicine".
+_UNIT_RE = re.compile(
+    r"^(?:the\s)?(?:institute|institut|centre|center|faculty|school|department|dept|division|programme|program"
+    r"|laboratory|lab|unit|clinic|section)\b|\b(?:centre|center|institute|unit|programme)$",
+    re.IGNORECASE,
+)
+
+
+def _is_a_unit(name: str) -> bool:
+    return bool(_UNIT_RE.search(name))
 
 
 def _mentions(text: str, is_known: Callable[[str], bool]) -> list[str]:
@@ -147,6 +161,15 @@ def _organisation(text: str, run: list[tuple[int, int, str]], is_known: Callable
         words, lowered = words[:-1], lowered[:-1]
     if not words:
         return None
+    for index, word in enumerate(lowered[1:], start=1):  # "University of Bristol School of Physiology"
+        if (
+            word in _UNITS_AFTER
+            and index + 1 < len(lowered)
+            and lowered[index + 1] in ("of", "for")
+            and any(_has_university_word(w) for w in words[:index])
+        ):
+            words, lowered = words[:index], lowered[:index]
+            break
     name = " ".join(words)
     after = text[run[-1][1] : run[-1][1] + 2]
     if after[:1] in ("/", "-") and after[1:2].isalnum():
@@ -204,8 +227,13 @@ def _in_parentheses_after(name: str) -> re.Pattern[str]:
     return re.compile(rf"[A-Za-zÀ-ÿ]\s\(\s?{re.escape(name)}\s?\)")
 
 
+# Units named after the university in one run: "… University Department of Physiology", "… Institute of
+# Neuroscience". "School of Medicine" and "Faculty of Medicine" are often part of the official name: kept.
+_UNITS_AFTER = frozenset({"department", "dept", "institute", "division", "centre", "center"})
+
+
 def _has_university_word(name: str) -> bool:
-    return any(w.lower() in _KEYWORDS and w.lower().startswith("univ") for w in name.split())
+    return any(w.lower() in _KEYWORDS and (w.lower().startswith("univ") or w.lower() == "tu") for w in name.split())
 
 
 def _listed_together(text: str, names: list[str]) -> bool:

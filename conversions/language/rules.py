@@ -2596,7 +2596,13 @@ def _better_institution(current: str | None, named: str) -> bool:
         return False
     before, after = current[:at].rstrip(), current[at + len(named) :].lstrip()
     joined = not before or before[-1] in ",:(;" or _CONNECTOR_AT_END_RE.search(before)
-    return bool(joined) and (not after or after[0] in ".,;:()" or bool(_ME_TOO_RE.match(after)))
+    return bool(joined) and (
+        not after or after[0] in ".,;:()" or bool(_ME_TOO_RE.match(after)) or bool(_UNIT_AFTER_RE.match(after))
+    )
+
+
+# "University of Leeds School of Biomedical Sciences": a unit of the institution after its name.
+_UNIT_AFTER_RE = re.compile(r"(?:department|dept|institute|division|centre|center)\s+(?:of|for)\b", _I)
 
 
 _ME_TOO_RE = re.compile(r"(?:and|&)\s+(?:I|we|my|our)\b", _I)  # "the University of Toronto and I did the …"

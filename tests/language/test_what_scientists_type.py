@@ -332,6 +332,17 @@ INSTITUTIONS: list[Row] = [
     ),
     ("Ich bin Doktorandin an der Universität Leipzig", ASKED_FIRST, {"institution": "Universität Leipzig"}),
     ("neurologue au CHU de Lille", ASKED_FIRST, {"institution": "CHU de Lille"}),
+    (
+        "postdoc at Kyushu University in Fukuoka, Institute of Brain Science",
+        ASKED_FIRST,
+        {"institution": "Kyushu University"},
+    ),
+    (
+        "technician, University of Leeds Department of Physiology",
+        ASKED_FIRST,
+        {"institution": "University of Leeds"},
+    ),
+    ("PhD student at TU Dresden, Institute of Physiology", ASKED_FIRST, {"institution": "TU Dresden"}),
     ("slices in ACSF at 32 degrees", ASKED_FIRST, {}),
 ]
 

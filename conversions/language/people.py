@@ -130,29 +130,27 @@ _RECORDER_BEFORE_RE = re.compile(
     rf")(?:(?:our|my|his|her|the|a)\s+(?:[\w-]+[\s,]+){{0,3}}?)?[,:]?\s*(?:{_ROLE_WORDS}\s+)?$",
     _I,
 )
+# "recorded", "did the recordings", "ran these sessions": what a subject did when it recorded.
+_PAST_RECORDING = (
+    rf"(?:\w+\s+){{0,2}}?(?:recorded|(?:did|ran|performed|made|carried\s+out|conducted|collected|acquired)\s+"
+    rf"(?:\w+\s+){{0,3}}?{_OBJECT})"
+)
+# "… by Paul Zimmer and me", "recorded by Dr. Samuel Okoro (neurosurgery fellow) and myself": the writer, named last.
+_AND_ME = r"\b(?:by|with)\s+(?:[\w.()'’-]+\s+){0,6}?(?:and|&)\s+(?:me|myself)\b"
+_AND_ME_RE = re.compile(_AND_ME, _I)
 # The writer says they recorded: "I did the recordings myself", "done by me", "me and my labmate".
 _WRITER_RECORDED_RE = re.compile(
-    rf"(?<![\w'])i\s+(?:\w+\s+){{0,2}}?(?:recorded|(?:did|ran|performed|made|carried\s+out|conducted|collected"
-    rf"|acquired)\s+(?:\w+\s+){{0,3}}?{_OBJECT})"
-    rf"|\bby\s+(?:me|myself)\b|(?<![\w'])(?:me|i|myself)\s*(?:and|&|\+)\s*(?:my\s+)?\w+"
-    rf"|\b(?:by|with)\s+(?:[\w.()'’-]+\s+){{0,6}}?(?:and|&)\s+(?:me|myself)\b"
+    rf"(?<![\w'])i\s+{_PAST_RECORDING}"
+    rf"|\bby\s+(?:me|myself)\b|(?<![\w'])(?:me|i|myself)\s*(?:and|&|\+)\s*(?:my\s+)?\w+|{_AND_ME}"
     rf"|(?:^|[.!?]\s+)(?:recorded|recording\s+done)\s+(?:together\s+)?with\b|\bi\s+recorded\s+(?:it\s+|this\s+)?with\b"
     rf"|\b(?:both|we)\s+recorded\b|\bboth\s+of\s+us\b",
     _I,
 )
 # "we did EEG recordings in rats": the writer among others, unless the message names who ran the session.
-_WE_RECORDED_RE = re.compile(
-    rf"(?<![\w'])we\s+(?:\w+\s+){{0,2}}?(?:recorded|(?:did|ran|performed|made|carried\s+out|conducted|collected"
-    rf"|acquired)\s+(?:\w+\s+){{0,3}}?{_OBJECT})",
-    _I,
-)
-# "… by Paul Zimmer and me": the writer named last.
-_AND_ME_RE = re.compile(r"\b(?:by|with)\s+(?:[\w.()'’-]+\s+){0,6}?(?:and|&)\s+(?:me|myself)\b", _I)
+_WE_RECORDED_RE = re.compile(rf"(?<![\w'])we\s+{_PAST_RECORDING}", _I)
 # The writer says plainly that they recorded, whatever their role: "I did the imaging myself", "… and myself".
 _I_RECORDED_RE = re.compile(
-    rf"(?<![\w'])i\s+(?:\w+\s+){{0,2}}?(?:recorded|did|ran|performed|made|conducted)\s+(?:\w+\s+){{0,3}}?{_OBJECT}"
-    rf"(?:\s+\w+){{0,3}}?\s+(?:myself|too|as\s+well)\b|\b(?:by|with)\s+(?:[\w.()'’-]+\s+){{0,6}}?(?:and|&)\s+(?:me|myself)\b",
-    _I,
+    rf"(?<![\w'])i\s+{_PAST_RECORDING}(?:\s+\w+){{0,3}}?\s+(?:myself|too|as\s+well)\b|{_AND_ME}", _I
 )
 _BOTH_OF_US_RE = re.compile(
     r"\bboth\s+of\s+us\b|\bwe\s+(?:both\s+)?(?:did|recorded|ran)\b[^.]*\btogether\b|\bwe\s+both\b", _I

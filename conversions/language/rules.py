@@ -2557,7 +2557,7 @@ def _takes_over(current: str | None, guessed: bool, recorders: str, crew: people
         return False
     if guessed:
         return True
-    others = _people_in("; ".join(crew.others)) or set() if crew.others else set()
+    others = _people_in("; ".join(crew.others)) or set()  # none named: "" reads as no one
     named = _people_in("; ".join(crew.named)) or set()
     dropped = before - after
     if after < before and (
@@ -2679,7 +2679,7 @@ def _without_first_person(value: str) -> str:
     it was written."""
     if len(value.split()) > 25 or re.search(r"[.!?]\s", value):
         return value
-    lead_in = _LEAD_IN_RE.search(value)
+    lead_in = _WE_DO_RE.search(value)
     if lead_in and not _research_words(value[: lead_in.start()]):
         value = value[lead_in.end() :]  # "at the Stazione Zoologica … 🐙 we do chronic LFP from …"
     bare = _FIRST_PERSON_START_RE.sub("", value, count=1)
@@ -2706,7 +2706,7 @@ def _continued_description(text: str, description: str) -> str:
 
 _INTENT_WORDS_RE = re.compile(r"\b(?:go\s+ahead|convert|don'?t\s+know|no\s+idea|not\s+sure|skip|later)\b", _I)
 # A number standing alone ("12 weeks", "512-electrode", "3.5"); not inside a name ("CA3", "L2/3", "2D").
-_LEAD_IN_RE = re.compile(
+_WE_DO_RE = re.compile(
     r"(?<![\w'])(?:i|we)(?:'m|\s+am|\s+are|'re)?\s+(?:do|did|doing|make|made|ran|run|use|used|perform(?:ed)?"
     r"|carr(?:y|ied)\s+out)\s+",
     _I,

@@ -23,3 +23,15 @@ def test_every_held_out_set_has_a_floor_and_a_first_run() -> None:
     from tests.language.heldout import FIRST_RUN
 
     assert set(FLOORS) == set(HELD_OUT_SETS) == set(FIRST_RUN)
+
+
+def test_the_scorer_compares_ages_as_durations_and_leaves_out_the_age_reference() -> None:
+    from conversions.language.rules import parse_message
+    from tests.language.heldout import same_value, score
+
+    assert same_value("age", "P10W3D", "P73D")
+    assert same_value("age", "P8W/P10W", "P56D/P70D")
+    assert not same_value("age", "P10W", "P73D")
+    assert not same_value("age", "P1M", "P30D")  # a month is no fixed number of days
+    assert "age__reference" in parse_message("larva ZL-2, 6 dpf").fields
+    assert score([("larva ZL-2, 6 dpf", (), {"subject_id": "ZL-2", "age": "P6D"})]).extra == 0

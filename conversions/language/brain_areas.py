@@ -85,7 +85,7 @@ class AreaMention:
 
 def brain_area(text: str) -> AreaMention | None:
     """The first brain area `text` names, with the areas joined to it; None when it names none."""
-    spans = _spans(text)
+    spans = area_spans(text)
     if not spans:
         return None
     start, end = spans[0]
@@ -110,7 +110,7 @@ _OF_HEADS = frozenset({"nucleus", "nuclei", "complex", "formation", "body", "gan
 _NAMED_BY_ABBREVIATION_RE = re.compile(r"(?i:area|region|nucleus)\s(?P<name>[A-Z][A-Za-z]+\d?|[A-Z]\d)")
 
 
-def _spans(text: str) -> list[tuple[int, int]]:
+def area_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     for m in [*_AREA_RE.finditer(text), *_ABBREVIATION_RE.finditer(text)]:
         if m.group().lower() in _NOT_AREAS:

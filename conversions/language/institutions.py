@@ -125,15 +125,15 @@ def _organisation(text: str, run: list[tuple[int, int, str]], is_known: Callable
     words[0] = re.sub(r"^(?:[dlDL]|[dn]?ell|all)['’](?=[A-ZÀ-Ý])", "", words[0])  # "l'Université", "all'Istituto"
     lowered = [w.lower() for w in words]
     # "Department of Neurophysiology" alone names a unit, not the institution.
-    if lowered[0] in _UNIT_WORDS and not any(_is_keyword(w) for w in lowered[1:]):
+    if lowered[0] in _UNIT_WORDS and not any(is_keyword(w) for w in lowered[1:]):
         return None
     start = 0
     for index, word in enumerate(lowered):  # "Department of Physiology of the University of Oslo"
-        if word in _UNIT_WORDS and index + 1 < len(lowered) and any(_is_keyword(w) for w in lowered[index + 1 :]):
-            unit_end = next((j for j in range(index + 1, len(lowered)) if _is_keyword(lowered[j])), index + 1)
+        if word in _UNIT_WORDS and index + 1 < len(lowered) and any(is_keyword(w) for w in lowered[index + 1 :]):
+            unit_end = next((j for j in range(index + 1, len(lowered)) if is_keyword(lowered[j])), index + 1)
             if lowered[index + 1] in ("of", "for") and unit_end - index > 2:
                 start = unit_end - (1 if unit_end and lowered[unit_end - 1] in ("the",) else 0)
-    first_keyword = next((j for j, w in enumerate(lowered) if _is_keyword(w)), None)
+    first_keyword = next((j for j, w in enumerate(lowered) if is_keyword(w)), None)
     if first_keyword and first_keyword > start:
         j = first_keyword - 1
         while j > start and lowered[j] in ("the", "la", "le", "l'"):
@@ -203,14 +203,14 @@ def _organisation(text: str, run: list[tuple[int, int, str]], is_known: Callable
     return None
 
 
-def _is_keyword(word: str) -> bool:
+def is_keyword(word: str) -> bool:
     return word in _KEYWORDS or word.startswith(("universit", "institut", "hochschul", "polytechn", "politecn"))
 
 
 def _keyworded(lowered: list[str]) -> bool:
     """Whether the words name an organisation by their kind ("… University", "Institut …"); "Laboratory"
     and "Unit" count after an acronym or inside a longer name ("MRC Laboratory of Molecular Biology")."""
-    if any(_is_keyword(w) for w in lowered):
+    if any(is_keyword(w) for w in lowered):
         return True
     return any(w in ("laboratory", "laboratories", "unit") for w in lowered[1:]) and len(lowered) >= 3
 

@@ -29,6 +29,7 @@ from tests.language.heldout_d import HELD_OUT_D
 from tests.language.heldout_e import HELD_OUT_E
 from tests.language.heldout_f import HELD_OUT_F
 from tests.language.heldout_g import HELD_OUT_G
+from tests.language.heldout_h import HELD_OUT_H
 
 HeldOut = tuple[str, tuple[str, ...], dict[str, str]]
 
@@ -40,6 +41,7 @@ HELD_OUT_SETS: dict[str, list[HeldOut]] = {
     "E": HELD_OUT_E,
     "F": HELD_OUT_F,
     "G": HELD_OUT_G,
+    "H": HELD_OUT_H,
 }
 
 # What the reader scored on each set before any rule was changed for it. Set A was scored by the
@@ -61,6 +63,12 @@ HELD_OUT_SETS: dict[str, list[HeldOut]] = {
 #   C to F: its first run is the best measure of how the reader does on messages it has not seen.
 # The reader from before that round (commit fc846e4) scored C 85.3 %, D 83.5 %, E 74.5 %, F 75.9 %,
 # G 81.0 %.
+#
+# Set H was written after the rules plateaued, by someone who saw neither the rules nor any set, under
+# one stated convention (an animal named anywhere gives the species). It was scored once, before any
+# change was made for it, by the reader of commit 65f5463: the rules followed by the span tagger
+# (conversions/language/tagger.py), whose models had been trained on sets A to G. The rules alone
+# (commit 9de3c6b) scored it 91.2 % (1564/1715).
 FIRST_RUN: dict[str, str] = {
     "A": "53.7% (699/1302)",
     "B": "82.0% (1008/1230)",
@@ -69,6 +77,7 @@ FIRST_RUN: dict[str, str] = {
     "E": "81.8% (1360/1663)",
     "F": "86.2% (1508/1749)",
     "G": "88.9% (1261/1418)",
+    "H": "91.9% (1576/1714)",
 }
 
 # Fields added after the sets were written, whose value follows from what the gold already holds: an

@@ -189,8 +189,10 @@ def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     sees the words and what the rules read, finds the spans of the fields a message names by its own
     words. A value the rules missed is taken from the tagger, as a guess (a guess fills an empty
     field or answers the question just asked, and never replaces a value already set without
-    asking); a value the rules only guessed, for a field not asked, is dropped when the tagger finds
-    no trace of that field in the message. The tagger never changes a value the rules read.
+    asking). A value the rules only guessed, for a field not asked, goes when the tagger is sure its
+    words are no such value, and the tagger's own span takes its place when the tagger is sure of it.
+    The tagger never changes a value the rules read from a label or a cue, nor an answer to the
+    question asked, nor a correction.
     """
     parsed = read_by_rules(text, asking_for=asking_for)
     if parsed.intents & _NOT_ABOUT_THE_SUBJECT or not tagger.available():
@@ -199,10 +201,12 @@ def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
 
 
 # How sure a field's model must be of a span (its lowest label marginal) to add a value the rules did
-# not find. Chosen on held-out sets the models were not trained on (bench/train_tagger.py); letting
-# sure spans (0.7) replace the rules' guesses too gained 0.5 point more there, but read the PI as an
-# experimenter in "Recordings: A, B. PI: C", so the tagger only fills what the rules left empty.
+# not find; how sure that the words of a value the rules only guessed are no such value, to drop that
+# guess; and how sure of its own span, then, to put it in the guess's place. Chosen on held-out sets
+# the models were not trained on (bench/train_tagger.py).
 TAGGER_ADDS = 0.5
+TAGGER_DOUBTS = 0.9
+TAGGER_REPLACES = 0.7
 
 
 def _with_tagged_spans(text: str, asked: tuple[str, ...], parsed: ParsedMessage) -> ParsedMessage:
@@ -210,19 +214,27 @@ def _with_tagged_spans(text: str, asked: tuple[str, ...], parsed: ParsedMessage)
     rows = tagger.features(text, words, asked, parsed.fields, LEXICON)
     fields, guessed = dict(parsed.fields), set(parsed.guessed)
     tagged: dict[str, str] = {}
-    for name, spans in tagger.spans(text, words, rows).items():
+    for name, found in tagger.spans(text, words, rows).items():
         if name in parsed.skipped or name in parsed.corrections:
             continue
         current = fields.get(name)
-        sure = [span for span in spans if span.confidence >= TAGGER_ADDS]
+        sure = [span for span in found.spans if span.confidence >= TAGGER_ADDS]
         value = _tagged_value(name, text, sure)
-        if value is None:
-            if current is not None and not spans and name in parsed.guessed and name not in asked:
-                del fields[name]  # a guess the tagger finds no trace of: "Luca" is not an experimenter here
-                guessed.discard(name)
-            continue
         if current is None:
+            if value is not None:
+                tagged[name] = value
+            continue
+        if value is not None and _same_reading(name, current, value):
+            continue
+        ranges = tagger.value_spans(text, words, name, current)
+        if name not in parsed.guessed or name in asked or found.outside_of(words, ranges) < TAGGER_DOUBTS:
+            continue
+        # the rules only guessed this value, and the tagger is sure its words are no such value
+        if value is not None and min(span.confidence for span in sure) >= TAGGER_REPLACES:
             tagged[name] = value
+        else:
+            del fields[name]
+            guessed.discard(name)
     if tagged:
         tidied = _tidied(replace(parsed, fields=tagged, corrections=frozenset(), guessed=frozenset()), text)
         fields.update(tidied.fields)
@@ -231,6 +243,19 @@ def _with_tagged_spans(text: str, asked: tuple[str, ...], parsed: ParsedMessage)
         return parsed
     intents = parsed.intents | {Intent.PROVIDE_METADATA} if fields else parsed.intents
     return replace(parsed, fields=fields, guessed=frozenset(guessed & set(fields)), intents=intents)
+
+
+def _same_reading(name: str, current: str, value: str) -> bool:
+    """Whether the tagger's value is the rules' one written otherwise: the same people joined or
+    ordered otherwise ("Jane Smith and John Doe", "Zhou, Xin" read from "Zhou Xin (family name first)")."""
+    if name != "experimenter":
+        return current == value
+    try:
+        return {tagger.plain(person) for person in normalize_experimenter(current)} == {
+            tagger.plain(person) for person in normalize_experimenter(value)
+        }
+    except ValueError:
+        return False
 
 
 def _tagged_value(name: str, text: str, spans: list[tagger.Span]) -> str | None:

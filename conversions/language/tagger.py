@@ -220,9 +220,24 @@ def available() -> bool:
     return all((_models / f"{name}.crfsuite").exists() for name in SPAN_FIELDS.values())
 
 
-def spans(text: str, words: list[Token], rows: list[list[str]]) -> dict[str, list[Span]]:
-    """The spans each field's model tags, each with its confidence."""
-    found: dict[str, list[Span]] = {}
+@dataclass(frozen=True)
+class Tagged:
+    """What one field's model makes of a message."""
+
+    spans: list[Span]
+    outside: list[float]  # per word, the probability that it is no part of the field's value
+
+    def outside_of(self, words: list[Token], ranges: list[tuple[int, int]]) -> float:
+        """How sure the model is that none of the words in `ranges` is the field's value (the
+        lowest probability among them; 0 for no words)."""
+        inside = [self.outside[k] for i, j in ranges for k in range(i, j)]
+        return min(inside) if inside else 0.0
+
+
+def spans(text: str, words: list[Token], rows: list[list[str]]) -> dict[str, Tagged]:
+    """What each field's model tags: its spans, each with its confidence, and how sure it is that
+    each word is outside the field."""
+    found: dict[str, Tagged] = {}
     if not words:
         return found
     with _LOCK:
@@ -232,7 +247,8 @@ def spans(text: str, words: list[Token], rows: list[list[str]]) -> dict[str, lis
                 continue
             labels = tagger.tag(rows)
             marginals = [tagger.marginal(label, k) for k, label in enumerate(labels)]
-            found[field] = list(_decoded(words, labels, marginals))
+            outside = [tagger.marginal("O", k) for k in range(len(words))]
+            found[field] = Tagged(_decoded(words, labels, marginals), outside)
     return found
 
 

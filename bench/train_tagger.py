@@ -134,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         print(format_table(["set", "rules alone", "rules + tagger (trained without the set)"], lines))
     else:
         train(every, tagger.MODELS)
+        (tagger.MODELS / "trained_on.txt").write_text(tagger.digest(HELD_OUT_SETS) + "\n")
         sizes = sum(path.stat().st_size for path in tagger.MODELS.glob("*.crfsuite"))
         print(f"models written to {tagger.MODELS} ({sizes / 1024:.0f} KiB)")
     print(f"{time.perf_counter() - started:.0f} s")

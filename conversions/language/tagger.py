@@ -14,10 +14,11 @@ everything a span cannot say (species, sex, ages, times, intents, corrections).
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -54,6 +55,13 @@ class Span:
     start: int  # character offsets in the message
     end: int
     confidence: float  # the lowest marginal probability of the span's labels
+
+
+def digest(sets: Mapping[str, Sequence[tuple[str, Sequence[str], Mapping[str, str]]]]) -> str:
+    """One fingerprint of the labelled messages the models are trained on (written beside them as
+    trained_on.txt, so a test sees when a set changed and the models were not trained again)."""
+    content = repr(sorted((name, [(t, tuple(a), sorted(g.items())) for t, a, g in e]) for name, e in sets.items()))
+    return hashlib.sha256(content.encode()).hexdigest()
 
 
 def tokens(text: str) -> list[Token]:

@@ -42,7 +42,8 @@ _NOT_NAME_TEXT = """hi hello hey dear greetings bonjour hola ciao hallo salut na
     soy sou sono oi salve saludos ciao je ich bin suis quick g'day gday kia ora zusammen aloha moin servus hej hei
     ahoj cześć czesc merhaba salam shalom namaskar
     english french german spanish italian chinese japanese korean dutch swedish pi supervisor postdoc student
-    phd professor doctor name names"""
+    phd professor doctor name names hajimemashite konnichiwa ohayou desu c'est voici quem foi die aufnahmen
+    messungen registrazioni registros grabaciones enregistrements gravações"""
 _NOT_NAME_WORDS = frozenset(_NOT_NAME_TEXT.split())
 _ROLE_WORDS = (
     r"(?:the|a|an|just|only|his|her|their|your|one|also|again|now|lab|pi|p\.i\.|supervisor|postdoc|post-doc|student"
@@ -110,7 +111,13 @@ _RECORDER_AFTER_RE = re.compile(
     rf"(?:recorded|records|record\b|took\s+over|{_DID}\s+(?:\w+\s+){{0,3}}?{_OBJECT}|did(?=\s*(?:[.!;]|$)))"
     rf"|^\s*\((?![^()]*\b(?:not|never|no)\b|[^()]*n't\b)\s*(?:\w+\s+){{0,2}}?"
     rf"(?:recordings?|recorded|experimenters?|recorder|did\s+(?:the\s+)?recordings?)\b"
-    rf"|^\s*,?\s*(?:as|to\s+the)\s+(?:an?\s+|the\s+)?(?:experimenters?|recorders?)\b",
+    rf"|^\s*,?\s*(?:as|to\s+the)\s+(?:an?\s+|the\s+)?(?:experimenters?|recorders?)\b"
+    # "… and I recorded everything together", "… y yo (Lucía Mora) hicimos", "… qui a fait les
+    # enregistrements", "… hat die Aufnahmen gemacht": the same in the users' other languages.
+    rf"|^\s*(?:and|&)\s+(?:i|me)\s+(?:\w+\s+){{0,2}}?(?:recorded|{_DID}\s+(?:\w+\s+){{0,3}}?{_OBJECT})"
+    rf"|^\s*(?:y\s+yo|e\s+eu|e\s+io|und\s+ich|et\s+moi)\b"
+    rf"|^\s*qui\s+a\s+(?:fait|réalisé|realise|enregistré|enregistre)\b"
+    rf"|^\s*(?:hat|haben)\s+(?:\w+\s+){{0,3}}?(?:gemacht|aufgenommen|durchgeführt)\b",
     _I,
 )
 _RECORDER_BEFORE_RE = re.compile(
@@ -127,6 +134,14 @@ _RECORDER_BEFORE_RE = re.compile(
     rf"|(?<![\w'])(?:me|i|myself)\s*(?:and|&|\+)\s*(?:my\s+)?[\w-]+(?:\s+[\w-]+)?\s*[:—–-]\s*"
     rf"|(?:together\s+with|along\s+with)\s+(?:[\w-]+\s+){{0,3}}?"
     rf"|(?<![\w'])(?:put|write|use|enter)\s+(?:down\s+)?"
+    # "Recordings by me, Anna Holm, and by Erik Lund", "done by me and by our undergrad Ben Ross"
+    rf"|(?:recorded|recordings?|done|performed|made|run|collected|acquired)\s+(?:\w+\s+){{0,2}}?by\s+[^.;!?]{{0,60}}?"
+    rf"(?<![\w'])(?:and|&)\s+(?:also\s+)?by\s+"
+    # "Registrazioni di …", "Enregistrements faits par …", "Quem gravou foi a …", "Die Aufnahmen hat …"
+    rf"|(?:registrazioni|registros|grabaciones|enregistrements|gravações|gravacoes|aufnahmen|messungen)\s+"
+    rf"(?:(?:fatte|faites|hechas|feitas|realizadas|réalisés)\s+)?(?:di|da|dal|de|par|por|von)\s+"
+    rf"(?:(?:me|moi|mí|mim)\s*(?:,|e|et|y|und)\s*)?"
+    rf"|quem\s+gravou\s+foi\s+(?:o\s+|a\s+)?|(?:die\s+)?(?:aufnahmen|messungen)\s+(?:hat|haben)\s+"
     rf")(?:(?:our|my|his|her|the|a)\s+(?:[\w-]+[\s,]+){{0,3}}?)?[,:]?\s*(?:{_ROLE_WORDS}\s+)?$",
     _I,
 )
@@ -369,8 +384,11 @@ def _names(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str],
             and (len(proper) >= 2 or titled or _introduced(text, tokens[j][0], tokens[k - 1][1]))
             and len(proper) <= 4
         ):
-            start = tokens[i][0] if titled else tokens[j][0]
-            names.append(_Name(start, tokens[k - 1][1], " ".join(words).rstrip("."), titled))
+            lead = 0
+            while len(words) - lead > 2 and words[lead] in PARTICLES and not titled:  # "Ich bin Paula Schmitt"
+                lead += 1
+            start = tokens[i][0] if titled else tokens[j + lead][0]
+            names.append(_Name(start, tokens[k - 1][1], " ".join(words[lead:]).rstrip("."), titled))
             i = k
             continue
         i = max(k, i + 1)

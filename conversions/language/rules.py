@@ -2429,7 +2429,8 @@ _BEFORE_NAME = _vocabulary(
     myself, me, name, who, my, our, the, a, an, i, im, i'm, am, is, it's, its, this, lab, tech, technician, here,
     postdoc, student, phd, pi, supervisor, manager, sir, madam, sir/madam, -, –, —, by, was, were, yes, ok, so,
     undergrad, grad, colleague, labmate, salve, salam, guten, tag, boa, tarde, dia, shalom, merhaba, buongiorno,
-    buonasera, bonsoir, grüezi, goedemorgen"""
+    buonasera, bonsoir, grüezi, goedemorgen, hajimemashite, konnichiwa, ohayou, c'est, voici, ich, bin, je, suis,
+    eu, sou, io, yo, quem, foi, die, aufnahmen, registrazioni, enregistrements, registros"""
 )
 
 
@@ -2449,7 +2450,10 @@ def _tidy_person(value: str) -> str:
     value = "".join(ch for ch in value if ch.isalnum() or ch in " '’-.,;&" or ch.isspace())  # emoji
     tokens = value.split()
     capitalised = any(token[:1].isupper() for token in tokens)
-    while tokens and tokens[0].lower().strip(",!:") in _BEFORE_NAME:
+    while tokens and (
+        tokens[0].lower().strip(",!:") in _BEFORE_NAME
+        or (tokens[0] in _NAME_PARTICLES and len(tokens) > 2)  # "bin Paula Schmitt" after "Ich": no name starts so
+    ):
         tokens.pop(0)
     if capitalised:
         for index, token in enumerate(tokens[1:], start=1):  # "Tariq Khan who", "Kofi Mensah (that's"

@@ -83,6 +83,47 @@ ROLES: list[Row] = [
 
 PEOPLE: list[Row] = [
     (
+        "Ich bin Paula Schmitt, Universität Heidelberg. Patch-Clamp in Mausschnitten des Hippocampus.",
+        ASKED_FIRST,
+        {"experimenter": "Schmitt, Paula", "institution": "Universität Heidelberg"},
+    ),
+    (
+        "Die Aufnahmen hat Lena Krause gemacht, an der Universität Leipzig.",
+        ASKED_FIRST,
+        {"experimenter": "Krause, Lena"},
+    ),
+    (
+        "C'est Paul Renard qui a fait les enregistrements, à l'Université de Genève.",
+        ASKED_FIRST,
+        {"experimenter": "Renard, Paul", "institution": "Université de Genève"},
+    ),
+    ("Quem gravou foi a Ana Souza, na USP.", ASKED_FIRST, {"experimenter": "Souza, Ana", "institution": "USP"}),
+    (
+        "Registrazioni di Marco Neri e Sara Galli, Università di Torino.",
+        ASKED_FIRST,
+        {"experimenter": "Neri, Marco; Galli, Sara", "institution": "Università di Torino"},
+    ),
+    (
+        "Sabine Roth & Jana Hahn haben die Messungen gemacht, Universität Bonn.",
+        ASKED_FIRST,
+        {"experimenter": "Roth, Sabine; Hahn, Jana", "institution": "Universität Bonn"},
+    ),
+    (
+        "Recordings by me, Anna Holm, and by Erik Lund, at Lund University.",
+        ASKED_FIRST,
+        {"experimenter": "Holm, Anna; Lund, Erik", "institution": "Lund University"},
+    ),
+    (
+        "I'm Tom Hale from Bristol University, and my colleague Dan Frost and I recorded everything together.",
+        ASKED_FIRST,
+        {"experimenter": "Hale, Tom; Frost, Dan", "institution": "Bristol University"},
+    ),
+    (
+        "I'm Sam Cole, postdoc at Yale; recordings were done by me and by our undergrad Ben Ross.",
+        ASKED_FIRST,
+        {"experimenter": "Cole, Sam; Ross, Ben", "institution": "Yale"},
+    ),
+    (
         "I'm the lab head, Karin Holt. The sessions were run by my student Dev Malhotra.",
         NOTHING_ASKED,
         {"experimenter": "Malhotra, Dev"},
@@ -549,3 +590,7 @@ _COMPLETE = {"species": ("species",), "locations": ("location",), "institutions"
 def test_what_scientists_type(table: str, text: str, asking: tuple[str, ...], want: dict[str, str]) -> None:
     only = _COMPLETE.get(table, tuple(want))
     check(text, asking, want, only=only)
+
+
+def test_a_greeting_in_another_language_names_no_one() -> None:
+    check("Hajimemashite. Osaka University, patch clamp in mouse cortex slices.", ASKED_FIRST, {}, ("experimenter",))

@@ -196,6 +196,10 @@ _SEX_WORDS = {
     "femenino": "female",
     "femenina": "female",
     "feminino": "female",
+    "fêmea": "female",
+    "femea": "female",
+    "mesu": "female",
+    "osu": "male",
     "feminina": "female",
     "hombre": "male",
     "mujer": "female",
@@ -220,7 +224,7 @@ _SEX_WORDS = {
 _SEX_RE = re.compile(
     r"(?<![\w-])(?:male|female|man|woman|boy|girl|hermaphrodite|männlich|weiblich|macho|hembra|mâle|femelle|maschio"
     r"|femmina|ewe|hen|sow|mare|heifer|boar|rooster|stallion|homme|femme|masculin[oa]|femenin[oa]|feminin[oa]|hombre"
-    r"|mujer|homem|mulher|wether)(?![\w-])|[♂♀]|男性|女性",
+    r"|mujer|homem|mulher|wether|f[êe]mea|mesu|osu)(?![\w-])|[♂♀]|男性|女性",
     _I,
 )
 # "sex unknown", "sex not determined", "we never sexed them", "can't tell the sex", "did not check the sex".

@@ -431,6 +431,11 @@ def _with_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
     # "can I talk to a human?" asks for help; it names no subject.
     if "species" in parsed.skipped or parsed.intents & _NOT_ABOUT_THE_SUBJECT:
         return parsed
+    said = parsed.fields.get("species")
+    if said and "species" not in parsed.corrections and _species_of(said) is None:
+        named = _with_species(text, replace(parsed, fields={k: v for k, v in parsed.fields.items() if k != "species"}))
+        if "species" in named.fields:  # "Camundongo CM-12, fêmea": the word read as the species was the sex
+            return named
     written = prose.binomial_in_prose(text, _vocabulary_word)
     person = parsed.fields.get("experimenter", "")
     if written and person and written.split()[0] == person.strip():  # "Lymnaea stagnalis, buccal ganglion …"
@@ -2610,7 +2615,8 @@ def _family_first(text: str, people: str) -> str:
 # Words that describe an animal without naming it, in the languages the portal's users write.
 _NOT_IDS = _vocabulary(
     """adult, juvenile, young, old, aged, pup, neonate, neonatal, embryo, boy, girl, man, woman, male, female,
-    macho, hembra, mâle, femelle, männlich, weiblich, maschio, femmina, animal, subject, mouse, rat, the animal,
+    macho, hembra, mâle, femelle, männlich, weiblich, maschio, femmina, fêmea, femea, mesu, osu, animal, subject,
+    mouse, rat, the animal,
     the subject, late, unknown, later, tbd, n/a, none, english, french, german, spanish, italian, portuguese, chinese,
     japanese, korean, dutch"""
 )

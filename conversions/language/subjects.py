@@ -27,7 +27,7 @@ _GENERIC = (
     "|maus|ratte|rata|ratón|raton|souris|ratto|topo|affe|scimmia|mono|singe|furet|tier|animale|animal"
     "|infant|baby|toddler|adolescent|neonate|ewe|ram|sow|boar|hen|cow|heifer|mare|kid|calf|lamb|pt"
     "|rato|piglet|roach|cockroach|lemur|crayfish|spider|egel|blutegel|kit|budgie|budgerigar|parrot|quail|owl|dog"
-    "|ewe|wether|doente|paciente|patientin|patiente"
+    "|ewe|wether|doente|paciente|patientin|patiente|camundongo|ratinho|topolino|muis|rat"
 )
 _NUMBER = r"(?:id|ID|Id|number|no\.|No\.|nr\.?|#|name|code|tag|label)"
 _LINK = (

@@ -511,8 +511,13 @@ _SEX_BY_WORD: dict[str, str] = {
     **dict.fromkeys(["f", "female", "females", "woman", "girl", "♀"], "F"),
     **dict.fromkeys(["u", "unknown", "unk", "?", "not known", "n/a", "na", "unsure", "undetermined"], "U"),
     **dict.fromkeys(["o", "other", "intersex"], "O"),
-    **dict.fromkeys(["männlich", "maennlich", "macho", "mâle", "male.", "maschio", "masculino", "homme", "mann"], "M"),
-    **dict.fromkeys(["weiblich", "hembra", "femelle", "femmina", "femenino", "feminino", "femme", "frau"], "F"),
+    **dict.fromkeys(
+        ["männlich", "maennlich", "macho", "mâle", "male.", "maschio", "masculino", "homme", "mann", "osu"], "M"
+    ),
+    **dict.fromkeys(
+        ["weiblich", "hembra", "femelle", "femmina", "femenino", "feminino", "femme", "frau", "fêmea", "femea", "mesu"],
+        "F",
+    ),
     # C. elegans is the one species NWB records by karyotype.
     **dict.fromkeys(["xx", "hermaphrodite"], "XX"),
     "xo": "XO",

@@ -391,6 +391,21 @@ INSTITUTIONS: list[Row] = [
 
 SUBJECTS: list[Row] = [
     (
+        "camundongo B-7, fêmea, 11 semanas",
+        ("subject_id", "species", "sex", "age"),
+        {"subject_id": "B-7", "species": "Mus musculus", "sex": "F", "age": "P11W"},
+    ),
+    (
+        "honeybee nurse, id H-12, female, 10 days old",
+        ("subject_id", "species", "sex", "age"),
+        {"subject_id": "H-12", "species": "Apis mellifera", "sex": "F", "age": "P10D"},
+    ),
+    (
+        "worm 7 (C. elegans, N2), hermaphrodite, L4",
+        ("subject_id", "species", "sex", "age"),
+        {"subject_id": "7", "species": "Caenorhabditis elegans", "sex": "XX"},
+    ),
+    (
         "the cells came from mouse QX-31, a male",
         NOTHING_ASKED,
         {"subject_id": "QX-31", "sex": "M", "species": "Mus musculus"},

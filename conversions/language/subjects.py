@@ -131,8 +131,22 @@ def subject_mentions(text: str, vocabulary: frozenset[str]) -> list[SubjectMenti
             if any(m.start() < other.end and other.start < m.end() for other in found):
                 continue
             noun = m.group("noun") if "noun" in pattern.groupindex else ""
-            found.append(SubjectMention(m.start(), m.end(), value.lstrip("#") if index < 2 else value, noun))
+            end = m.end()
+            if not any(ch.isdigit() for ch in value):
+                coded = _CODE_AFTER_NAME_RE.match(text, m.end("id"))
+                if coded and _is_id(coded.group("code"), text, coded.end("code"), vocabulary, named=False):
+                    value, end = coded.group("code"), coded.end()  # "Monkey Bert (ID M-BRT)": the code, not the name
+                elif re.match(r"\s[A-Z][a-z]", text[m.end("id") :]):
+                    continue  # "the Primate Research Center": a name of a place, not an animal's
+            found.append(SubjectMention(m.start(), end, value.lstrip("#") if index < 2 else value, noun))
     return sorted(found, key=lambda mention: mention.start)
+
+
+# After an animal's name, the code it goes by: "Bert (ID M-BRT)", "Kiwi (MK-3)", "Hedwig, id OW-H".
+_CODE_AFTER_NAME_RE = re.compile(
+    r"['\"‘’“”]?\s?(?:\(\s?(?:(?i:id|no\.?|code)\s?[:=]?\s?)?|,\s?(?i:id|code)\s?[:=]?\s?)"
+    r"(?P<code>(?=[\w-]*(?:\d|[A-Z]{2}))[A-Za-z0-9][\w-]*[A-Za-z0-9]|[A-Z]{2,})\)?"
+)
 
 
 def _matches(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:

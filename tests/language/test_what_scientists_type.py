@@ -391,6 +391,26 @@ INSTITUTIONS: list[Row] = [
 
 SUBJECTS: list[Row] = [
     (
+        "Macaque Pico (ID MQ-PC), female, 6 years",
+        ("subject_id", "species", "sex", "age"),
+        {"subject_id": "MQ-PC", "sex": "F", "age": "P6Y"},
+    ),
+    (
+        "subject Rufus (RF-2), male marmoset, 3 years",
+        ("subject_id", "species", "sex", "age"),
+        {"subject_id": "RF-2", "species": "Callithrix jacchus", "sex": "M", "age": "P3Y"},
+    ),
+    (
+        "an owl we call Nyx, id BO-N, male",
+        ("subject_id", "species", "sex", "age"),
+        {"subject_id": "BO-N", "sex": "M"},
+    ),
+    (
+        "We record at the Primate Behavior Unit. Monkey Q-17, male, 8 years.",
+        ("subject_id", "species", "sex", "age"),
+        {"subject_id": "Q-17", "sex": "M", "age": "P8Y"},
+    ),
+    (
         "camundongo B-7, fêmea, 11 semanas",
         ("subject_id", "species", "sex", "age"),
         {"subject_id": "B-7", "species": "Mus musculus", "sex": "F", "age": "P11W"},

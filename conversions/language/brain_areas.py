@@ -30,11 +30,18 @@ _HEADS = (
     "|cochlea|gray|grey|fasciculus|accumbens|neuropil|horn|raphe|pulvinar|ridge|coeruleus|locus coeruleus"
     "|hypothalamic area|preoptic area|eye field|olive|pallidum|zona incerta|sulcus|plexus|area X"
     "|nigra|lobule|vermis|flocculus|arcopallium|mesopallium|hyperpallium|area\\s\\d{1,2}"
+    # the same in the users' other languages
+    "|corteccia|córtex|corteza|kortex|hipocampo|ippocampo|amígdala|amigdala|tálamo|talamo|cerebelo|cervelletto"
+    "|estriado|striato|núcleo accumbens|nucleo accumbens|bulbo olfatorio|bulbo olfattivo|bulbe olfactif"
 )
 # Latin words that follow a head: "nidopallium caudolaterale", "substantia nigra pars compacta", "nucleus
 # magnocellularis".
 _AFTER_HEAD = (
     r"(?:\s(?:pars\s[a-z]+|caudolaterale|caudomediale|interpositus|basalis|ambiguus|shell|core|proper"
+    r"|internus|externus|interna|externa"
+    # adjectives that follow the noun in French, Spanish, Italian, Portuguese: "cortex visuel", "corteza motora"
+    r"|visuel|visuelle|moteur|motrice|auditif|somatosensoriel|préfrontal|visiva|visivo|motoria|uditiva|prefrontale"
+    r"|visual|motora|auditiva|somatosensorial|pré-frontal|prefrontal|dorsal|ventral|à\stonneaux|a\sbarile"
     r"|[a-z]{5,}(?:aris|alis|ensis|atus|ata|ium)))?"
 )
 # Modifiers not in the list above that read as anatomy by their ending ("inferotemporal", "sensorimotor",
@@ -67,7 +74,8 @@ _AREA = (
 _AREA_RE = re.compile(rf"(?<![\w-])(?:{_AREA})(?![\w-])", re.IGNORECASE)
 _ABBREVIATION_ALTERNATIVES = "|".join(sorted(_ABBREVIATIONS, key=len, reverse=True))
 _ABBREVIATION_RE = re.compile(
-    rf"(?<![\w/-])(?:(?:dorsal|ventral|left|right|medial|lateral)\s)?(?:{_ABBREVIATION_ALTERNATIVES})(?![\w/-])"
+    rf"(?<![\w/-])(?:(?:dorsal|ventral|left|right|medial|lateral)\s)?(?:{_ABBREVIATION_ALTERNATIVES})"
+    rf"(?:\s(?:core|shell))?(?![\w/-])"
 )
 _JOINED_RE = re.compile(r"\s{0,2}(?:and|&|\+|,)\s{0,2}|\s", re.IGNORECASE)  # "spinal cord dorsal horn" too
 # A single head word before "cells" names a cell type ("retinal ganglion cells"), not an area.

@@ -560,6 +560,18 @@ TIMES: list[Row] = [
 # --- the recording location and patch-clamp ids --------------------------------------------------
 
 LOCATIONS: list[Row] = [
+    ("Imagerie calcique du cortex moteur chez la souris.", ("experiment_description",), {"location": "cortex moteur"}),
+    (
+        "Registros en la corteza visual de ratones despiertos.",
+        ("experiment_description",),
+        {"location": "corteza visual"},
+    ),
+    ("photometry in NAc shell during sucrose seeking in rats", ("experiment_description",), {"location": "NAc shell"}),
+    (
+        "LFP from the globus pallidus externus in patients",
+        ("experiment_description",),
+        {"location": "globus pallidus externus"},
+    ),
     ("tetrodes in dorsal CA3 of rats", ASKED_FIRST, {"location": "dorsal CA3"}),
     ("Neuropixels in the primary somatosensory cortex", ASKED_FIRST, {"location": "primary somatosensory cortex"}),
     ("recording site: lateral amygdala", NOTHING_ASKED, {"location": "lateral amygdala"}),

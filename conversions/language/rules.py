@@ -325,7 +325,7 @@ def _with_prose(text: str, parsed: ParsedMessage, *, whole: str | None = None) -
         if place and brain_area(place) is None:  # "I did all the recordings myself at Uni Freiburg"
             fields["institution"] = place
             guessed.discard("institution")
-    named = institutions.named(text, _is_a_known_institution)
+    named = _tidy_institution(institutions.named(text, _is_a_known_institution) or "")
     if named and "institution" not in parsed.skipped and _better_institution(fields.get("institution"), named):
         fields["institution"] = named  # "a lecturer at University of Lagos" (the chunks kept "Lagos")
         guessed.discard("institution")
@@ -2469,16 +2469,33 @@ def _tidy_person(value: str) -> str:
     return " ".join(tokens).strip(" ,.-–—(")
 
 
-_PLACE_AFTER_RE = re.compile(r"\s+(?:in|at)\s+(?P<place>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2})$")
+_PLACE_AFTER_RE = re.compile(r"\s+(?:in|at|en|à|em|a)\s+(?P<place>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2})$")
 _PARENTHESIS_AT_END_RE = re.compile(r"\s*\([^()]*\)$")
 _LEADING_PLACE_WORDS_RE = re.compile(
-    r"^(?:(?:we'?re|we\s+are|i'?m|i\s+am|i\s+work|we\s+work|based)(?:\s+all)?\s+)?(?:at|from|of|in|@)\s+", _I
+    r"^(?:(?:we'?re|we\s+are|i'?m|i\s+am|i\s+work|we\s+work|based)(?:\s+all)?\s+)?(?:at|from|of|in|@)\s+"
+    # "Trabajo en el …", "Sou do …", "Je travaille à l'…", "Ich arbeite am …", "Lavoro all'…"
+    r"|^(?:trabajo|trabalho|lavoro|je\s+travaille|travaille|ich\s+arbeite|arbeite|estoy|estou|soy|sou|sono|ich\s+bin"
+    r"|je\s+suis|venho|vengo)\s+(?:en\s+el|en\s+la|en|em|no|na|do|da|del|de\s+la|de|all['’]|al|nel|nella|alla"
+    r"|à\s+l['’]|à\s+la|au|à|am|an\s+der|bei\s+der|im|in\s+der|in)\s*",
+    _I,
 )
 _INSIDE_PLACE_WORD_RE = re.compile(r"\s+(?:at|in|from|of)\s+", _I)
 _DEPARTMENT_AT_END_RE = re.compile(
     r",\s*(?:the\s+)?(?:department|dept\.?|faculty|division|graduate\s+school|school|centre|center|unit|program(?:me)?)"
     r"\s+(?:of|for)\s+[^,]+$",
     _I,
+)
+# What a sentence in the users' languages leaves in front of an institution's name.
+_LEADING_ARTICLE_RE = re.compile(
+    r"^(?i:(?:it'?s|it\s+is|this\s+is|that'?s)\s+(?:the\s+)?)"
+    r"|^(?:(?:do|da|dos|das|del|della|du|des|de\s+la|dal|dalla|vom|von\s+der|am|an\s+der)\s+"
+    r"|dell['’]|de\s+l['’]|l['’]|d['’])(?=[A-ZÀ-Þ])"  # lower case: "Del Monte Institute" keeps its name
+)
+# Japanese written in Latin letters after the name: "… de jikken shiteimasu", "… no Saito Yui desu".
+_ROMAJI_AFTER_RE = re.compile(r"\s+(?:de|ni|no)\s+.*\w(?:desu|masu|mashita|shita)\b.*$|\s+(?:de|ni|no)\s+.*\bdesu\b.*$")
+_CAMPUS_AFTER_RE = re.compile(r",\s*(?:campus\s+[\w-]+(?:\s[\w-]+)?|[\w-]+\s+campus)$", _I)
+_DEPARTMENT_BEFORE_RE = re.compile(
+    r"(?:the\s+)?(?:department|dept\.?|division|faculty|school|unit|section)\s+(?:of|for)\s+[^,]+,\s*", _I
 )
 _DEPARTMENT_AT_START_RE = re.compile(
     r"(?:the\s+)?(?:department|dept\.?|faculty|division|school|centre|center|unit)\s+(?:of|for)\s+[^,]+?\s+(?:at|of|in)\s+",
@@ -2502,10 +2519,18 @@ def _tidy_institution(value: str) -> str:
         word.lower().strip(".,") in _BEFORE_NAME | _FILLER_WORDS | _NOT_NAMES | _ROLE_WORDS for word in value.split()
     ):
         return ""  # "PI", "phd student", "a clinician": who, not where
+    value = _LEADING_PLACE_WORDS_RE.sub("", value)
+    value = _LEADING_ARTICLE_RE.sub("", value)  # "do Instituto …", "l'Hôpital …", "It's the University of Tokyo"
     place = _PLACE_AFTER_RE.search(value)
     if place and _is_organisation(value[: place.start()]):  # "Charité in Berlin"
         value = value[: place.start()]
-    value = _LEADING_PLACE_WORDS_RE.sub("", value)
+    value = _ROMAJI_AFTER_RE.sub("", value)  # "Tohoku University de jikken shiteimasu", "… no Saito Yui desu"
+    value = _CAMPUS_AFTER_RE.sub("", value)  # "EPFL, Campus Biotech"
+    if value.endswith(")") and "(" not in value:
+        value = value[:-1]  # "(NTNU, Kavli Institute)" cut at its comma
+    unit = _DEPARTMENT_BEFORE_RE.match(value)  # "Department of Neurosurgery, Rigshospitalet"
+    if unit and _is_organisation(value[unit.end() :]):
+        value = value[unit.end() :]
     department = _DEPARTMENT_AT_START_RE.match(value)  # "Department of Physiology at McGill University"
     if department and _is_organisation(value[department.end() :]):
         value = value[department.end() :]

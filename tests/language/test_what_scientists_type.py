@@ -316,6 +316,22 @@ SUBJECT_DETAILS: list[Row] = [
 
 INSTITUTIONS: list[Row] = [
     (
+        "Trabajo en el Instituto de Neurociencias en Alicante.",
+        ("institution",),
+        {"institution": "Instituto de Neurociencias"},
+    ),
+    ("Sou do Instituto Gulbenkian de Ciência.", ("institution",), {"institution": "Instituto Gulbenkian de Ciência"}),
+    ("Je travaille à l'Hôpital Necker.", ("institution",), {"institution": "Hôpital Necker"}),
+    ("It's the University of Bern, by the way", ("institution",), {"institution": "University of Bern"}),
+    ("Kobe University de kenkyuu shiteimasu.", ("institution",), {"institution": "Kobe University"}),
+    (
+        "Department of Neurology, Karolinska University Hospital",
+        ("institution",),
+        {"institution": "Karolinska University Hospital"},
+    ),
+    ("ETH Zurich, Campus Hönggerberg", ("institution",), {"institution": "ETH Zurich"}),
+    ("Institut de la Vision, Paris", ("institution",), {"institution": "Institut de la Vision"}),
+    (
         "institution: University of Leeds, School of Biomedical Sciences",
         NOTHING_ASKED,
         {"institution": "University of Leeds"},

@@ -43,7 +43,8 @@ _NOT_NAME_TEXT = """hi hello hey dear greetings bonjour hola ciao hallo salut na
     ahoj cześć czesc merhaba salam shalom namaskar
     english french german spanish italian chinese japanese korean dutch swedish pi supervisor postdoc student
     phd professor doctor name names hajimemashite konnichiwa ohayou desu c'est voici quem foi die aufnahmen
-    messungen registrazioni registros grabaciones enregistrements gravações"""
+    messungen registrazioni registros grabaciones enregistrements gravações hoi gozaimasu ohayou kochira watashi
+    macho hembra varón mâle femelle homme femme männlich weiblich maschio femmina josei dansei mesu osu"""
 _NOT_NAME_WORDS = frozenset(_NOT_NAME_TEXT.split())
 _ROLE_WORDS = (
     r"(?:the|a|an|just|only|his|her|their|your|one|also|again|now|lab|pi|p\.i\.|supervisor|postdoc|post-doc|student"
@@ -63,7 +64,9 @@ _SELF_BEFORE_RE = re.compile(
     _I,
 )
 _SELF_AFTER_RE = re.compile(
-    r"^\s*(?:\(\s*(?:me|myself|that'?s\s+me|i\b[^()]{0,60})\)|here\b|speaking\b|writing\b|again\b)", _I
+    r"^\s*(?:\(\s*(?:me|myself|that'?s\s+me|i\b[^()]{0,60})\)|here\b|speaking\b|writing\b|again\b"
+    r"|hier\b|aqu[ií]\b|ici\b|desu\b)",
+    _I,
 )
 # "(I'm uploading for her — Dr. Sam Foster)", "just uploading": the writer did not record.
 _UPLOADER_BEFORE_RE = re.compile(

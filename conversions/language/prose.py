@@ -135,8 +135,8 @@ _NUMBER = (
 _UNIT = (
     r"(?:days?|weeks?|wks?|wk|months?|mos?|mo|years?|yrs?|yr|y/o|y\.o\.?|yo|y|dph|days?\spost[\s-]?hatch(?:ing)?"
     r"|dpf|hpf|days?\spost[\s-]fertili[sz]ation|歳|才|岁"
-    r"|jahre?|monate?|wochen?|tage?|años?|anos?|ans|anni|meses|mois|mesi|semanas?|semaines?|settimane|días|dias|jours"
-    r"|giorni)"
+    r"|jahre?|monate?|wochen?|tage?|weken|maanden|jaar|dagen|años?|anos?|ans|anni|meses|mois|mesi|semanas?|semaines?|settimane|días|dias|jours"
+    r"|giorni|shuukan|sai)"
 )
 _AGE_RE = re.compile(
     rf"(?<![\w-])(?:(?:between|from)\s)?{_NUMBER}(?:\s?(?:-|–|to|and)\s?{_NUMBER})?\s?-?\s?{_UNIT}"
@@ -200,6 +200,12 @@ _SEX_WORDS = {
     "femea": "female",
     "mesu": "female",
     "osu": "male",
+    "josei": "female",
+    "dansei": "male",
+    "vrouwelijk": "female",
+    "mannelijk": "male",
+    "varón": "male",
+    "varon": "male",
     "feminina": "female",
     "hombre": "male",
     "mujer": "female",
@@ -224,7 +230,7 @@ _SEX_WORDS = {
 _SEX_RE = re.compile(
     r"(?<![\w-])(?:male|female|man|woman|boy|girl|hermaphrodite|männlich|weiblich|macho|hembra|mâle|femelle|maschio"
     r"|femmina|ewe|hen|sow|mare|heifer|boar|rooster|stallion|homme|femme|masculin[oa]|femenin[oa]|feminin[oa]|hombre"
-    r"|mujer|homem|mulher|wether|f[êe]mea|mesu|osu)(?![\w-])|[♂♀]|男性|女性",
+    r"|mujer|homem|mulher|wether|f[êe]mea|mesu|josei|dansei|vrouwelijk|mannelijk|var[óo]n)(?![\w-])|[♂♀]|男性|女性",
     _I,
 )
 # "sex unknown", "sex not determined", "we never sexed them", "can't tell the sex", "did not check the sex".

@@ -876,7 +876,10 @@ _TRAILING_CHATTER = frozenset(
 # Words that say who without naming anyone ("a student recorded it").
 _NOT_NAMES = _vocabulary(
     """someone, somebody, nobody, everyone, everybody, people, person, student, students, postdoc, postdocs,
-    technician, colleague, colleagues, team, lab, group, both, two, three, several, others, myself"""
+    technician, colleague, colleagues, team, lab, group, both, two, three, several, others, myself,
+    male, female, macho, hembra, varón, varon, mâle, femelle, homme, femme, männlich, weiblich, maschio, femmina,
+    masculino, feminino, femenino, fêmea, femea, mesu, osu, josei, dansei, mannelijk, vrouwelijk, hermaphrodite,
+    hoi, gozaimasu, ohayou, kochira, watashi, konnichiwa, hajimemashite, moin, servus, grüezi"""
 )
 # Words left dangling at the end of a value by the next label ("Jane Smith and I work at …").
 _CONNECTORS = _vocabulary("""and, &, plus, also, the, my, our, his, her, their, with, while, i, we, she, he""")
@@ -946,10 +949,15 @@ _AGE = (
     r"|P(?:\d+Y)?(?:\d+M)?(?:\d+W)?(?:\d+D)?(?<!P)"  # ISO 8601 durations: P1Y2M
     r"|(?:postnatal\s+day|pnd)\s*\d+"
     rf"|(?:\d+(?:\.\d+)?|{_NUMBER_WORDS})(?:\s*[-–]\s*\d+)?\s*(?:-\s*)?"
-    r"(?:days?|d|weeks?|wks?|wk|w|months?|mos?|mo|years?|yrs?|yr|y|dpf|hpf|days\s+post[\s-]fertili[sz]ation)"
+    r"(?:days?|d|weeks?|wks?|wk|w|months?|mos?|mo|years?|yrs?|yr|y|dpf|hpf|days\s+post[\s-]fertili[sz]ation"
+    r"|jahre?|monate?|wochen?|tage?|weken|maanden|jaar|dagen|años?|anos?|ans|anni|meses|mois|mesi|semanas?"
+    r"|semaines?|settimane|días|dias|jours|giorni|shuukan|sai)(?!\w)"
     r"(?:\s*(?:-\s*)?old)?"
 )
-_SEX = r"female|male|females|males|woman|man|f|m"
+_SEX = (
+    r"female|male|females|males|woman|man|f|m|macho|hembra|var[óo]n|mâle|femelle|homme|femme|männlich|weiblich"
+    r"|maschio|femmina|masculino|feminino|femenino|f[êe]mea|mesu|josei|dansei|mannelijk|vrouwelijk"
+)
 _SEX_VALUE_RE = re.compile(rf"(?:{_SEX}|unknown|not\s+known|u|other|o)", _I)
 _STRAIN = (
     r"c57bl/?6(?:/?[jn][a-z]*)?|c57|b6|balb/?c|cd-?1|fvb(?:/n)?|dba/?2|129(?:/sv\w*)?|swiss\s+webster"
@@ -2435,7 +2443,8 @@ _BEFORE_NAME = _vocabulary(
     postdoc, student, phd, pi, supervisor, manager, sir, madam, sir/madam, -, –, —, by, was, were, yes, ok, so,
     undergrad, grad, colleague, labmate, salve, salam, guten, tag, boa, tarde, dia, shalom, merhaba, buongiorno,
     buonasera, bonsoir, grüezi, goedemorgen, hajimemashite, konnichiwa, ohayou, c'est, voici, ich, bin, je, suis,
-    eu, sou, io, yo, quem, foi, die, aufnahmen, registrazioni, enregistrements, registros"""
+    eu, sou, io, yo, quem, foi, die, aufnahmen, registrazioni, enregistrements, registros, hoi, moin, servus,
+    gozaimasu, ohayou, kochira, watashi, wa"""
 )
 
 

@@ -512,10 +512,40 @@ _SEX_BY_WORD: dict[str, str] = {
     **dict.fromkeys(["u", "unknown", "unk", "?", "not known", "n/a", "na", "unsure", "undetermined"], "U"),
     **dict.fromkeys(["o", "other", "intersex"], "O"),
     **dict.fromkeys(
-        ["männlich", "maennlich", "macho", "mâle", "male.", "maschio", "masculino", "homme", "mann", "osu"], "M"
+        [
+            "männlich",
+            "maennlich",
+            "macho",
+            "mâle",
+            "male.",
+            "maschio",
+            "masculino",
+            "homme",
+            "mann",
+            "osu",
+            "dansei",
+            "mannelijk",
+            "varón",
+            "varon",
+        ],
+        "M",
     ),
     **dict.fromkeys(
-        ["weiblich", "hembra", "femelle", "femmina", "femenino", "feminino", "femme", "frau", "fêmea", "femea", "mesu"],
+        [
+            "weiblich",
+            "hembra",
+            "femelle",
+            "femmina",
+            "femenino",
+            "feminino",
+            "femme",
+            "frau",
+            "fêmea",
+            "femea",
+            "mesu",
+            "josei",
+            "vrouwelijk",
+        ],
         "F",
     ),
     # C. elegans is the one species NWB records by karyotype.
@@ -538,11 +568,30 @@ _AGE_UNITS: dict[str, str] = {
     **dict.fromkeys(["y", "yr", "yrs", "year", "years", "yo", "y/o", "y.o"], "Y"),
     # The same units as the portal's users write them in German, Spanish, Portuguese, French, Italian.
     **dict.fromkeys(
-        ["jahre", "jahr", "años", "año", "anos", "ano", "ans", "an", "anni", "anno", "歳", "才", "岁"], "Y"
+        ["jahre", "jahr", "años", "año", "anos", "ano", "ans", "an", "anni", "anno", "jaar", "sai", "歳", "才", "岁"],
+        "Y",
     ),
-    **dict.fromkeys(["monate", "monat", "meses", "mes", "mois", "mesi", "mese"], "M"),
-    **dict.fromkeys(["wochen", "woche", "semanas", "semana", "semaines", "semaine", "settimane", "settimana"], "W"),
-    **dict.fromkeys(["tage", "tag", "días", "dias", "día", "dia", "jours", "jour", "giorni", "giorno"], "D"),
+    **dict.fromkeys(["monate", "monat", "meses", "mes", "mois", "mesi", "mese", "maanden", "maand", "kagetsu"], "M"),
+    **dict.fromkeys(
+        [
+            "wochen",
+            "woche",
+            "semanas",
+            "semana",
+            "semaines",
+            "semaine",
+            "settimane",
+            "settimana",
+            "weken",
+            "week",
+            "shuukan",
+            "shukan",
+        ],
+        "W",
+    ),
+    **dict.fromkeys(
+        ["tage", "tag", "días", "dias", "día", "dia", "jours", "jour", "giorni", "giorno", "dagen", "dag", "nichi"], "D"
+    ),
     **dict.fromkeys(["m", "mo", "mos", "mon", "month", "months"], "M"),
     **dict.fromkeys(["w", "wk", "wks", "week", "weeks"], "W"),
     # Birds count from hatching, which is their birth: "95 dph", "120 days post hatch".

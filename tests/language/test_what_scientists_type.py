@@ -83,6 +83,16 @@ ROLES: list[Row] = [
 
 PEOPLE: list[Row] = [
     (
+        "Los registros los hizo Lucía Vega, en la Universidad de Sevilla. Rata US-4, hembra, 60 días.",
+        ASKED_FIRST,
+        {"experimenter": "Vega, Lucía", "institution": "Universidad de Sevilla", "sex": "F", "age": "P60D"},
+    ),
+    (
+        "Hoi, Daan Visser hier (Universiteit Utrecht).",
+        ASKED_FIRST,
+        {"experimenter": "Visser, Daan", "institution": "Universiteit Utrecht"},
+    ),
+    (
         "Ich bin Paula Schmitt, Universität Heidelberg. Patch-Clamp in Mausschnitten des Hippocampus.",
         ASKED_FIRST,
         {"experimenter": "Schmitt, Paula", "institution": "Universität Heidelberg"},
@@ -406,6 +416,13 @@ INSTITUTIONS: list[Row] = [
 # --- subjects in prose --------------------------------------------------------------------------
 
 SUBJECTS: list[Row] = [
+    (
+        "Rat UU-2, mannelijk, 10 weken",
+        ("subject_id", "species", "sex", "age"),
+        {"subject_id": "UU-2", "species": "Rattus norvegicus", "sex": "M", "age": "P10W"},
+    ),
+    ("mouse M3, mesu, 12 shuukan", ("subject_id", "species", "sex", "age"), {"sex": "F", "age": "P12W"}),
+    ("Paciente 12, varón, 64 años", ("subject_id", "species", "sex", "age"), {"sex": "M", "age": "P64Y"}),
     (
         "Macaque Pico (ID MQ-PC), female, 6 years",
         ("subject_id", "species", "sex", "age"),

@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from conversions.nwb.normalizers import FOREIGN_MONTH
+
 _I = re.IGNORECASE
 MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
@@ -24,7 +26,8 @@ _DATE_RE = re.compile(
     rf"(?<![\w/.-])(?:\d{{4}}[-/]\d{{1,2}}[-/]\d{{1,2}}(?![\d/-])"
     rf"|\d{{1,2}}[./]\d{{1,2}}[./]\d{{4}}(?![\d./])|\d{{1,2}}-\d{{1,2}}-\d{{4}}(?![\d-])|\d{{4}}\.\d{{1,2}}\.\d{{1,2}}(?![\d.])"
     rf"|(?:the\s)?{ORDINAL}(?:\sof)?\s{MONTH},?\s\d{{4}}"
-    rf"|{MONTH}\s{ORDINAL},?\s\d{{4}})(?![\w])",
+    rf"|{MONTH}\s{ORDINAL},?\s\d{{4}}"
+    rf"|\d{{1,2}}\.?\s(?:de\s)?{FOREIGN_MONTH}\s(?:de\s|del\s)?\d{{4}})(?![\w])",  # "3 de abril de 2024", "7. Mai 2024"
     _I,
 )
 # A clock time: minutes, or am/pm ("9:15", "9.30", "14h20", "2.30pm", "10 am", "11:40 AM").

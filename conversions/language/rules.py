@@ -100,6 +100,7 @@ from conversions.language.subjects import SubjectMention, subject_mentions
 from conversions.language.zones import ZoneMention, is_place, zone_mentions
 from conversions.nwb.fields import FIELDS, SUBJECT_FIELDS
 from conversions.nwb.normalizers import (
+    FOREIGN_MONTH,
     abbreviated_binomial,
     normalize_datetime,
     normalize_experimenter,
@@ -1017,6 +1018,8 @@ _REVERSE_LABEL_RE = re.compile(
 )
 _MENTION_RE = re.compile(rf"(?<![\w'])(?:{_phrases(_MENTIONS)})(?![\w'])", _I)
 _CHUNK_END_RE = re.compile(r"\n|;|[.!?]+(?=\s|$)")
+_GERMAN_DAY_RE = re.compile(r"(?<![\w.])\d{1,2}$")
+_MONTH_NEXT_RE = re.compile(rf"\s(?:{prose.MONTH}|{FOREIGN_MONTH})\b", _I)
 # "Jane Smith - MIT - V1 recording" too; a colon only after a request or a heading (see _segments).
 _SEGMENT_END_RE = re.compile(r"[,|\t]|\s[-–—/]\s|:(?=\s)")
 # Where a labeled value may be cut: comma parts, "and" parts, and "<person> at <institution>".
@@ -1840,6 +1843,8 @@ def _chunks(text: str) -> list[tuple[int, int]]:
     for m in _CHUNK_END_RE.finditer(text):
         if m.group().startswith(".") and _ends_with_abbreviation(text, start, m.start()):
             continue
+        if m.group() == "." and _GERMAN_DAY_RE.search(text, 0, m.start()) and _MONTH_NEXT_RE.match(text, m.end()):
+            continue  # "am 7. Mai 2024": a German day of the month, not a sentence's end
         spans.append((start, m.end()))
         start = m.end()
     spans.append((start, len(text)))
@@ -2660,6 +2665,8 @@ def _may_be_an_id(value: str) -> bool:
     """An id holds a digit ("M-0412"), or is a name written with a capital ("Bruno") that is no word
     of the reader's vocabulary; "adult", "boy" or "in" are never an animal's id."""
     value = value.strip().strip("'\"‘’“”")
+    if re.fullmatch(r"\d{1,2}[h:.]\d{2}(?:\s?[ap]\.?m\.?)?|\d{1,3}\s(?:sai|anni|años|ans|jahre|anos)", value, _I):
+        return False  # "16h05, le 12 avril": a clock; "31 sai": an age
     if any(ch.isdigit() for ch in value):
         return True
     lowered = value.lower()

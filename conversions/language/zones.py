@@ -123,6 +123,17 @@ _EXTRA_PLACES: dict[str, str] = {
     "basel": "Europe/Zurich",
     "bern": "Europe/Zurich",
     "zürich": "Europe/Zurich",
+    # the same cities in the users' languages, and the German "…er Zeit"
+    "wien": "Europe/Vienna",
+    "wiener": "Europe/Vienna",
+    "zürcher": "Europe/Zurich",
+    "münchner": "Europe/Berlin",
+    "kölner": "Europe/Berlin",
+    "berliner": "Europe/Berlin",
+    "hamburger": "Europe/Berlin",
+    "ciudad de méxico": "America/Mexico_City",
+    "ciudad de mexico": "America/Mexico_City",
+    "cdmx": "America/Mexico_City",
     "lyon": "Europe/Paris",
     "marseille": "Europe/Paris",
     "bordeaux": "Europe/Paris",
@@ -245,6 +256,15 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
         re.compile(rf"(?<![\w/])(?P<name>{iana})(?![\w/])"),
         # "Tokyo time", "Oslo local time", "Central European Summer Time"
         re.compile(rf"(?<![\w/])(?P<name>{places})\s{{1,3}}{_TIME_WORD}(?![\w])", re.IGNORECASE),
+        # "hora de Buenos Aires", "heure de Paris", "horário de São Paulo", "ora di Roma", "Berliner Zeit"
+        re.compile(
+            rf"(?<![\w/])(?:hora|horario|heure|ora|fuso\s+orario\s+di)\s{{1,3}}(?:de|di|d')\s?(?:la\s{{1,3}}|l')?"
+            rf"(?P<name>{places})(?![\w/])",
+            re.IGNORECASE,
+        ),
+        re.compile(rf"(?<![\w/])(?P<name>{places})\s{{1,3}}(?:Zeit|Ortszeit)(?![\w])", re.IGNORECASE),
+        # "at 16:45 on 18 Oct 2024 (Tokyo)": a place in parentheses right after a date or a clock
+        re.compile(rf"(?<=\d)(?P<lead>\s?\(\s?)(?P<name>{places})\s?\)", re.IGNORECASE),
         # "local time in Boston", "Boston local time" is above
         re.compile(
             rf"(?<![\w/])local\s{{1,3}}time\s{{1,3}}(?:in|at)\s{{1,3}}(?P<name>{places})(?![\w/])", re.IGNORECASE

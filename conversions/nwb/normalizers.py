@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
@@ -827,7 +828,9 @@ def _parse_written(raw: str, *, need_time: bool) -> datetime:
             f"'{raw}' is not a date I can read: '{relative.group(1)}' depends on the day it was said; "
             f"give the calendar date, e.g. {_DATE_EXAMPLE}."
         )
-    text = _UTC_PLUS.sub(lambda match: f" {match[1]}{int(match[2]):02d}:{match[3] or '00'}", raw)
+    text = _FOREIGN_MONTH_RE.sub(lambda m: _FOREIGN_MONTHS[_plain_word(m.group())], raw)  # "2 mars 2024"
+    text = _DATE_PARTICLES_RE.sub(" ", text)  # "20 de junio de 2024", "le 3", "am 5."
+    text = _UTC_PLUS.sub(lambda match: f" {match[1]}{int(match[2]):02d}:{match[3] or '00'}", text)
     text = _CLOCK_WITH_DOT.sub(r"\1:\2", text)  # "9.30", "2.30pm", "14h20" (never "31.03.2024")
     text = _DAY_PART.sub(lambda m: " am" if m.group(1).lower() == "morning" else " pm", text)  # "9:30 in the morning"
     text = re.sub(r"(\d)(?:st|nd|rd|th)?\s+of\s+", r"\1 ", text, flags=re.IGNORECASE)  # "3rd of October"
@@ -869,6 +872,40 @@ def _parse_written(raw: str, *, need_time: bool) -> datetime:
     if first_reading.second != second_reading.second:
         first_reading = first_reading.replace(second=0)
     return first_reading
+
+
+# Month names in the languages the portal's users write dates in (French, Spanish, Portuguese,
+# Italian, German, Dutch), for dateutil, which reads English ones.
+_FOREIGN_MONTHS: dict[str, str] = {
+    **dict.fromkeys(["janvier", "enero", "janeiro", "gennaio", "januar", "janner", "januari"], "January"),
+    **dict.fromkeys(["fevrier", "febrero", "fevereiro", "febbraio", "februar", "februari"], "February"),
+    **dict.fromkeys(["mars", "marzo", "marco", "marz", "maerz", "maart"], "March"),
+    **dict.fromkeys(["avril", "abril", "aprile"], "April"),
+    **dict.fromkeys(["mai", "mayo", "maio", "maggio", "mei"], "May"),
+    **dict.fromkeys(["juin", "junio", "junho", "giugno", "juni"], "June"),
+    **dict.fromkeys(["juillet", "julio", "julho", "luglio", "juli"], "July"),
+    **dict.fromkeys(["aout", "agosto", "augustus"], "August"),
+    **dict.fromkeys(["septembre", "septiembre", "setiembre", "setembro", "settembre"], "September"),
+    **dict.fromkeys(["octobre", "octubre", "outubro", "ottobre", "oktober"], "October"),
+    **dict.fromkeys(["novembre", "noviembre", "novembro"], "November"),
+    **dict.fromkeys(["decembre", "diciembre", "dezembro", "dicembre", "dezember"], "December"),
+}
+FOREIGN_MONTH = (
+    r"(?:janvier|enero|janeiro|gennaio|januar|jänner|januari|février|fevrier|febrero|fevereiro|febbraio"
+    r"|februar|februari|mars|marzo|março|märz|maerz|maart|avril|abril|aprile|mai|mayo|maio|maggio|mei|juin|junio"
+    r"|junho|giugno|juni|juillet|julio|julho|luglio|juli|août|aout|agosto|augustus|septembre|septiembre|setiembre"
+    r"|setembro|settembre|octobre|octubre|outubro|ottobre|oktober|novembre|noviembre|novembro|décembre|decembre"
+    r"|diciembre|dezembro|dicembre|dezember)"
+)
+_FOREIGN_MONTH_RE = re.compile(rf"(?<![\w-]){FOREIGN_MONTH}(?![\w-])", re.IGNORECASE)
+# Words between a date's parts in those languages: "le 20 mars", "20 de junio de 2024", "am 5. März".
+_DATE_PARTICLES_RE = re.compile(
+    r"(?<![\w-])(?:le|el|de|del|di|den|der|às|em|en|il|op|om|am(?=\s+\d{1,2}\.))(?![\w-])", re.IGNORECASE
+)
+
+
+def _plain_word(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", word.lower()) if not unicodedata.combining(c))
 
 
 def _explicit_zone(name: str | None, offset: int | None) -> tzinfo | None:

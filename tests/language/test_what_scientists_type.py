@@ -540,7 +540,27 @@ TIMES: list[Row] = [
     (
         "Aufnahme um 14:10 am 3.5.2024, Berliner Zeit",
         NOTHING_ASKED,
-        {"session_start_time": "2024-05-03T14:10:00+00:00"},
+        {"session_start_time": "2024-05-03T14:10:00+02:00", "timezone": "Europe/Berlin"},
+    ),
+    (
+        "La sesión empezó el 3 de abril de 2024 a las 10:30, hora de Madrid.",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-04-03T10:30:00+02:00", "timezone": "Europe/Madrid"},
+    ),
+    (
+        "die Aufnahme begann am 7. Mai 2024 um 09:10 Uhr, Wiener Zeit",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-05-07T09:10:00+02:00", "timezone": "Europe/Vienna"},
+    ),
+    (
+        "16h05, le 12 avril 2024, heure de Paris",
+        ("session_start_time",),
+        {"session_start_time": "2024-04-12T16:05:00+02:00", "timezone": "Europe/Paris"},
+    ),
+    (
+        "the session began at 11:05 on 2 Feb 2024 (Seoul)",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-02-02T11:05:00+09:00", "timezone": "Asia/Seoul"},
     ),
     (
         "the session started at noon on 4 March 2024",

@@ -388,6 +388,12 @@ def test_age_from_birth_refuses(born: str, session: str, words: str) -> None:
         ("2025-08-15 10:00 GMT+2", "2025-08-15T10:00:00+02:00"),
         ("2025-08-15 10:00 UTC-05:30", "2025-08-15T10:00:00-05:30"),
         ("2025-08-15 10:00 Europe/London", "2025-08-15T10:00:00+01:00"),
+        ("le 2 mars 2024 à 9h45", "2024-03-02T09:45:00+01:00"),
+        ("20 de junio de 2024 a las 12:00", "2024-06-20T12:00:00+02:00"),
+        ("am 5. März 2024 um 11:20 Uhr", "2024-03-05T11:20:00+01:00"),
+        ("3 maggio 2024 alle 14:10", "2024-05-03T14:10:00+02:00"),
+        ("12 mei 2024 om 10:00", "2024-05-12T10:00:00+02:00"),
+        ("9 am 15 March 2024", "2024-03-15T09:00:00+01:00"),  # "am" the morning, not German "on"
     ],
 )
 def test_normalize_datetime(text: str, moment: str) -> None:

@@ -247,7 +247,11 @@ _UNKNOWN_SEX_RE = re.compile(
     r"|\b(?:never|not|n't)\s+sexed\b|\bcan'?t\s+tell\s+the\s+sex\b|\bunsexed\b"
     r"|\bdid\s*n[o']t\s+check\s+the\s+sex\b|\bsex\s+we\s+did\s*n[o']t\s+check\b"
     r"|\b(?:did\s*n[o']t|didn'?t|do\s*n[o']t|don'?t|cannot|can'?t)\s+sex\b"
-    r"|\bsex\s+(?:is\s+|was\s+)?(?:not\s+determinable|undeterminable|indeterminate|n/?a)\b",
+    r"|\bsex\s+(?:is\s+|was\s+)?(?:not\s+determinable|undeterminable|indeterminate|n/?a)\b"
+    # "we don't know the sex", "sex not disclosed", "we actually don't know, please set unknown"
+    r"|\b(?:do\s*n[o']t|don'?t|did\s*n[o']t|didn'?t|does\s*n[o']t|doesn'?t)\s+know\s+(?:the\s+|its\s+|their\s+)?sex\b"
+    r"|\bsex\s+(?:is\s+|was\s+)?(?:not\s+disclosed|undisclosed|not\s+reported|withheld)\b"
+    r"|\bsex\b[^.]{0,40}\b(?:set|put|mark)\s+(?:it\s+(?:as|to)\s+)?unknown\b",
     _I,
 )
 # Words after which a sex word is about someone else: "a female PI", "both males and females".

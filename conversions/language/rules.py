@@ -337,8 +337,11 @@ def _with_prose(text: str, parsed: ParsedMessage, *, whole: str | None = None) -
     age_values = tuple(dict.fromkeys(s.value for s in said_ages))
     if found["age"] is None and len(age_values) > 1 and "age" not in fields:
         choices["age"] = age_values  # "P45 … she was 3 months": asked, naming both
+    skipped = set(parsed.skipped)
+    if found["sex"] and found["sex"].value == "unknown":
+        skipped.discard("sex")  # "we don't know the sex": not a refusal to answer, the answer
     for name, stated in found.items():
-        if stated is None or name in fields or name in parsed.skipped:
+        if stated is None or name in fields or name in skipped:
             continue
         fields[name] = stated.value
         if not stated.cued:
@@ -351,6 +354,7 @@ def _with_prose(text: str, parsed: ParsedMessage, *, whole: str | None = None) -
         guessed=frozenset(guessed),
         intents=parsed.intents | {Intent.PROVIDE_METADATA},
         choices=choices,
+        skipped=frozenset(skipped),
     )
 
 
@@ -963,7 +967,8 @@ _SEX_VALUE_RE = re.compile(rf"(?:{_SEX}|unknown|not\s+known|u|other|o)", _I)
 _STRAIN = (
     r"c57bl/?6(?:/?[jn][a-z]*)?|c57|b6|balb/?c|cd-?1|fvb(?:/n)?|dba/?2|129(?:/sv\w*)?|swiss\s+webster"
     r"|long[\s-]evans|sprague[\s-]dawley|wistar|lister\s+hooded|[^\W_][\w/-]*-cre(?:ert2)?"
-    r"|ai\d+[a-z]?|\w+-[\w-]*gcamp\w*|thy1[\w/-]*|wild[\s-]?type|wt"
+    r"|ai\d+[a-z]?|(?:tg\(?)?(?:[\w-]+:)?\w+-[\w-]*gcamp\w*\)?|(?:tg\(?)?[\w-]+:[\w-]*gcamp\w*\)?|thy1[\w/-]*"
+    r"|wild[\s-]?type|wt"
     r"|fischer\s?344|f344|new\s+zealand\s+white|dutch[\s-]belted|swiss\s+albino|göttingen(?:\s+minipig)?|yucatan"
     r"|large\s+white|landrace|yorkshire|merino|border\s+collie|beagle|labrador|hooded\s+lister"
     r"|wag/rij|gaers|[^\W_][\w-]*-(?:tdtomato|eyfp|gfp|egfp|yfp|chr2|flp|tta|cre\w*|dcre)|cba(?:/\w+)?|c3h(?:/\w+)?"

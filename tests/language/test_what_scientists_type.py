@@ -417,6 +417,17 @@ INSTITUTIONS: list[Row] = [
 
 SUBJECTS: list[Row] = [
     (
+        "squid SQ-4, we don't know the sex, about 5 months",
+        ("subject_id", "species", "sex", "age"),
+        {"subject_id": "SQ-4", "sex": "U", "age": "P5M"},
+    ),
+    ("participant P9, sex not disclosed", ("subject_id", "species", "sex", "age"), {"sex": "U"}),
+    (
+        "fish 2, Tg(elavl3:GCaMP6s), 6 dpf",
+        ("subject_id", "species", "sex", "age"),
+        {"strain": "Tg(elavl3:GCaMP6s)", "age": "P6D"},
+    ),
+    (
         "Rat UU-2, mannelijk, 10 weken",
         ("subject_id", "species", "sex", "age"),
         {"subject_id": "UU-2", "species": "Rattus norvegicus", "sex": "M", "age": "P10W"},

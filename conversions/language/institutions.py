@@ -30,7 +30,8 @@ _KEYWORDS = _words(
     universitet uniwersytet univerzita universitá institute institut institutet instituto istituto
     college school hospital clinic klinikum clinique center centre centro foundation fondation fundação fundacion
     fundación academy akademie polytechnic politecnico polytechnique scuola escola école ecole hochschule
-    charité charite campus univ uni umc mc chu chuv tu"""
+    charité charite campus univ uni umc mc chu chuv tu ospedale hôpital hopital clínica clinica klinik policlinico
+    hospitalier ziekenhuis sjukhus"""
 )
 _CONNECTORS = _words("""of for de di da do des del della dos das für fur and & the la le du y e en van voor d' l'""")
 # Words that open a unit inside an institution; the institution is the name after them.

@@ -58,7 +58,8 @@ _SELF_BEFORE_RE = re.compile(
     rf"(?:(?<![\w'])(?:i'?m|i’m|i\s+am|im|this\s+is|it'?s\s+(?:me|just\s+me)|that'?s\s+me|here\s+is|here'?s"
     rf"|my\s+name\s+is|my\s+name'?s|name'?s|names?\s*[:=]|me|myself|soy|je\s+suis|ich\s+bin|sono|me\s+llamo|mi\s+chiamo"
     rf"|je\s+m'appelle|m'appelle|ich\s+heiße|ich\s+heisse|sou(?:\s+[ao])?|me\s+chamo|mi\s+nombre\s+es"
-    rf"|we\s+are|we'?re|me\s*=|soy\s+(?:la|el))"
+    rf"|we\s+are|we'?re|me\s*=|soy\s+(?:la|el)|aqui\s+é(?:\s+[oa])?|aquí\s+(?:es|está)|ici"
+    rf"|sono\s+(?:il|la)\s+(?:dott\.?(?:ssa)?|dr\.?|prof\.?(?:essor(?:e|essa)?)?))"
     rf"(?:\s+(?:[A-Z][\w-]+\s){{1,2}}?[A-Z][\w-]*['’]s)?"  # "I'm Rohan Bhatt's grad student Emma Lindholm"
     rf"(?:\s*[,:(—–-]?\s*{_ROLE_WORDS}\b\.?){{0,4}}\s*[,:(—–-]?\s*)$",
     _I,
@@ -145,6 +146,12 @@ _RECORDER_BEFORE_RE = re.compile(
     rf"(?:(?:fatte|faites|hechas|feitas|realizadas|réalisés)\s+)?(?:di|da|dal|de|par|por|von)\s+"
     rf"(?:(?:me|moi|mí|mim)\s*(?:,|e|et|y|und)\s*)?"
     rf"|quem\s+gravou\s+foi\s+(?:o\s+|a\s+)?|(?:die\s+)?(?:aufnahmen|messungen)\s+(?:hat|haben)\s+"
+    # "aufgenommen von …", "feitas por mim e pela …", "eseguite da me e dalla dott.ssa …", "réalisés par le Dr …"
+    rf"|(?:aufgenommen|gemessen|abgeleitet|durchgeführt|gemacht|aufnahmen|feit[oa]s?|realizad[oa]s?|hech[oa]s"
+    rf"|eseguit[eia]|fatt[eia]|réalisée?s?|realisee?s?|faite?s?|enregistrée?s?|grabad[oa]s?|gravad[oa]s?|registrad[oa]s?)"
+    rf"\s+(?:von|por|pela|pelo|par|da|dal|dalla|dallo)\s+"
+    rf"(?:(?:mim|mí|me|moi|mir)\s*,?\s*(?:e|y|et|und)\s+(?:pela|pelo|por|dalla|dal|dallo|par|von)?\s*)?"
+    rf"(?:(?:le|la|el|o|a|dott\.?(?:ssa)?|dr\.?|dra\.?|prof\.?)\s+)?"
     rf")(?:(?:our|my|his|her|the|a)\s+(?:[\w-]+[\s,]+){{0,3}}?)?[,:]?\s*(?:{_ROLE_WORDS}\s+)?$",
     _I,
 )
@@ -159,7 +166,7 @@ _AND_ME_RE = re.compile(_AND_ME, _I)
 # The writer says they recorded: "I did the recordings myself", "done by me", "me and my labmate".
 _WRITER_RECORDED_RE = re.compile(
     rf"(?<![\w'])i\s+{_PAST_RECORDING}"
-    rf"|\bby\s+(?:me|myself)\b|(?<![\w'])(?:me|i|myself)\s*(?:and|&|\+)\s*(?:my\s+)?\w+|{_AND_ME}"
+    rf"|\bby\s+(?:me|myself)\b|\b(?:por\s+mim|por\s+m[ií]|da\s+me|par\s+moi|von\s+mir)\b|(?<![\w'])(?:me|i|myself)\s*(?:and|&|\+)\s*(?:my\s+)?\w+|{_AND_ME}"
     rf"|(?:^|[.!?]\s+)(?:recorded|recording\s+done)\s+(?:together\s+)?with\b|\bi\s+recorded\s+(?:it\s+|this\s+)?with\b"
     rf"|\b(?:both|we)\s+recorded\b|\bboth\s+of\s+us\b",
     _I,
@@ -213,6 +220,13 @@ _ORGANISATION_WORDS = (
     "fundação",
     "fundacion",
     "fundación",
+    "ospedal",
+    "hôpital",
+    "hopital",
+    "clínic",
+    "clinic",
+    "spital",
+    "centre",
 )
 # "me and my labmate: A, B", "me + my colleague — I'm A, she's B": the writer and a colleague both.
 _PAIR_RE = re.compile(

@@ -83,6 +83,26 @@ ROLES: list[Row] = [
 
 PEOPLE: list[Row] = [
     (
+        "Olá! Aqui é a Ana Prado. Gravações feitas por mim e pela Júlia Reis na Unicamp.",
+        ASKED_FIRST,
+        {"experimenter": "Prado, Ana; Reis, Júlia"},
+    ),
+    (
+        "Single-Unit-Ableitungen im Hippocampus, aufgenommen von Lukas Bauer am Universitätsklinikum Köln.",
+        ASKED_FIRST,
+        {"experimenter": "Bauer, Lukas"},
+    ),
+    (
+        "Enregistrements réalisés par le Dr Hugo Petit au CHU de Nantes.",
+        ASKED_FIRST,
+        {"experimenter": "Petit, Hugo"},
+    ),
+    (
+        "Dr. Ana Ruiz, Hôpital Necker, Paris. EEG in infants.",
+        ASKED_FIRST,
+        {"experimenter": "Ruiz, Ana", "institution": "Hôpital Necker"},
+    ),
+    (
         "Los registros los hizo Lucía Vega, en la Universidad de Sevilla. Rata US-4, hembra, 60 días.",
         ASKED_FIRST,
         {"experimenter": "Vega, Lucía", "institution": "Universidad de Sevilla", "sex": "F", "age": "P60D"},

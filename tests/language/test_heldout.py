@@ -8,7 +8,18 @@ import pytest
 from tests.language.heldout import HELD_OUT_SETS, score
 
 # What the reader reaches today; a change that reads fewer of these fields right is a regression.
-FLOORS = {"A": 0.965, "B": 0.94, "C": 0.955, "D": 0.95, "E": 0.89, "F": 0.865, "G": 0.88, "H": 0.915, "I": 0.895}
+FLOORS = {
+    "A": 0.965,
+    "B": 0.94,
+    "C": 0.955,
+    "D": 0.95,
+    "E": 0.89,
+    "F": 0.865,
+    "G": 0.88,
+    "H": 0.915,
+    "I": 0.895,
+    "J": 0.945,
+}
 
 
 @pytest.mark.parametrize("name", list(HELD_OUT_SETS))

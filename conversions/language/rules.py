@@ -884,7 +884,9 @@ _NOT_NAMES = _vocabulary(
     technician, colleague, colleagues, team, lab, group, both, two, three, several, others, myself,
     male, female, macho, hembra, varón, varon, mâle, femelle, homme, femme, männlich, weiblich, maschio, femmina,
     masculino, feminino, femenino, fêmea, femea, mesu, osu, josei, dansei, mannelijk, vrouwelijk, hermaphrodite,
-    hoi, gozaimasu, ohayou, kochira, watashi, konnichiwa, hajimemashite, moin, servus, grüezi"""
+    hoi, gozaimasu, ohayou, kochira, watashi, konnichiwa, hajimemashite, moin, servus, grüezi,
+    rest, later, wrong, form, best, regards, cheers, kind, meeting, running, asap, soon, tomorrow, tonight, busy,
+    quick, quickly, mismo, misma, staff"""
 )
 # Words left dangling at the end of a value by the next label ("Jane Smith and I work at …").
 _CONNECTORS = _vocabulary("""and, &, plus, also, the, my, our, his, her, their, with, while, i, we, she, he""")
@@ -1760,8 +1762,13 @@ def _fits(field: str, value: str) -> bool:
     words = value.split()
     has_digit = any(ch.isdigit() for ch in value)
     match field:
-        case "experimenter":  # "a student recorded it" names no one
-            return not has_digit and len(words) <= 8 and not _DOER_RE.search(value)
+        case "experimenter":  # "a student recorded it" names no one; nor does "rest later"
+            return (
+                not has_digit
+                and len(words) <= 8
+                and not _DOER_RE.search(value)
+                and not all(_vocabulary_word(word.lower().strip(",.!?")) for word in words)
+            )
         case "institution" | "lab":
             return len(words) <= 12
         case "subject_id":
@@ -2454,7 +2461,7 @@ _BEFORE_NAME = _vocabulary(
     undergrad, grad, colleague, labmate, salve, salam, guten, tag, boa, tarde, dia, shalom, merhaba, buongiorno,
     buonasera, bonsoir, grüezi, goedemorgen, hajimemashite, konnichiwa, ohayou, c'est, voici, ich, bin, je, suis,
     eu, sou, io, yo, quem, foi, die, aufnahmen, registrazioni, enregistrements, registros, hoi, moin, servus,
-    gozaimasu, ohayou, kochira, watashi, wa"""
+    gozaimasu, ohayou, kochira, watashi, wa, mismo, misma, best, regards, cheers, thanks, sincerely"""
 )
 
 
@@ -2630,7 +2637,8 @@ _FAMILY_FIRST_RE = re.compile(
 _FAMILY_NAMED_RE = re.compile(
     r"(?<![\w'’-])(?P<a>[^\W\d_][\w'’-]{0,30})(?![\w'’-])\s{0,3}(?:is|=|:)\s{0,3}(?:the\s|my\s|our\s)?"
     r"(?:family|sur|last)\s?name"
-    r"|(?:family|sur|last)\s?name\s{0,3}(?:is\s|=\s?|:\s?)?(?P<b>[^\W\d_][\w'’-]{0,30})(?![\w'’-])",
+    r"|(?:family|sur|last)\s?name\s{0,3}(?:is\s|=\s?|:\s?)?(?P<b>[^\W\d_][\w'’-]{0,30})(?![\w'’-])"
+    r"|(?<![\w'’-])(?P<j>[^\W\d_][\w'’-]{0,30})\s(?:ga|wa)\s(?:myou?ji|sei)\b",
     _I,
 )
 
@@ -2638,22 +2646,47 @@ _FAMILY_NAMED_RE = re.compile(
 def _family_first(text: str, people: str) -> str:
     """People written family name first, as the message says: "Zhang Wei and Liu Yang (family names
     first)" → "Zhang, Wei and Liu, Yang"; "Tanaka Hiroshi (Tanaka is family name)" → "Tanaka, Hiroshi"."""
-    if "name" not in text.lower() and "order" not in text.lower():
+    if not _FAMILY_CUE_RE.search(text):
         return people
-    named = {m.group("a") or m.group("b") for m in _FAMILY_NAMED_RE.finditer(text)}
+    named = {m.group("a") or m.group("b") or m.group("j") for m in _FAMILY_NAMED_RE.finditer(text)}
+    compound = [m.group("c").split() for m in _FAMILY_WORDS_RE.finditer(text)]  # "(apellidos Fernández Gómez)"
     every = bool(_FAMILY_FIRST_RE.search(text))
-    if not named and not every:
+    shown = [m.group("f") for m in _SHOWN_IN_ORDER_RE.finditer(text)]
+    if shown:  # "Minji Park (Park Minji in Korean order)": the parentheses show the order, the name is Western
+        named, every = named | set(shown), False
+    if not named and not every and not compound:
         return people
     parts = _PEOPLE_SPLIT_RE.split(people)
     for index in range(0, len(parts), 2):
         words = parts[index].split()
         if len(words) < 2 or "," in parts[index]:
             continue
+        surname = next((c for c in compound if _contains_run(words, c) and len(c) < len(words)), None)
+        if surname:
+            given = [w for w in words if w not in surname]
+            parts[index] = f"{' '.join(surname)}, {' '.join(given)}"
+            continue
         family = next((w for w in words if w in named), words[0] if every else None)
         if family is not None:
             given = [w for w in words if w != family]
             parts[index] = f"{family}, {' '.join(given)}"
     return "".join(parts)
+
+
+def _contains_run(words: list[str], run: list[str]) -> bool:
+    return any(words[i : i + len(run)] == run for i in range(len(words) - len(run) + 1))
+
+
+_SHOWN_IN_ORDER_RE = re.compile(
+    r"\((?P<f>[^\W\d_][\w'’-]*)\s[^\W\d_][\w'’-]*\s(?:is\s)?(?:in\s)?(?i:japanese|chinese|korean|vietnamese"
+    r"|hungarian)\s(?i:name\s)?(?i:order)\)"
+)
+_FAMILY_CUE_RE = re.compile(r"name|order|apellido|sobrenome|cognome|myou?ji|\bsei\b", _I)
+# "(apellidos Fernández Gómez)", "apellidos: Ortiz Garrido", "(Han Jiwoo in Korean order)" is _FAMILY_FIRST_RE's
+_FAMILY_WORDS_RE = re.compile(
+    r"(?i:apellidos?|sobrenomes?|cognomi|cognome|family\s+names?|surnames?)\s?[:=]?\s?"
+    r"(?P<c>[A-ZÀ-Þ][\w'’-]+(?:\s(?:de\s|del\s|da\s|y\s)?[A-ZÀ-Þ][\w'’-]+)?)"
+)
 
 
 # Words that describe an animal without naming it, in the languages the portal's users write.
@@ -2693,6 +2726,8 @@ def _takes_over(current: str | None, guessed: bool, recorders: str, crew: people
     the same people ("Menon" of "Nikhil Rao, Shreya Menon"), or read the PI, supervisor or uploader."""
     if current is None:
         return True
+    if not guessed and _FAMILY_GIVEN_LIST_RE.fullmatch(current.strip()):
+        return False  # "García López, María José; Ruiz, Pablo": written the way DANDI lists people
     before, after = _people_in(current), _people_in(recorders)
     if before is None or not (_person(current) or _plain_name(current)):
         return True
@@ -2710,6 +2745,10 @@ def _takes_over(current: str | None, guessed: bool, recorders: str, crew: people
     if all(any(_words_of(person) <= _words_of(full) for full in after) for person in before):
         return True  # "Mark" of "I'm Mark, Mark Sullivan", "Menon" of "Nikhil Rao, Shreya Menon"
     return before <= others or not before & named
+
+
+_FAMILY_GIVEN = r"[^\W\d_][\w'’.-]*(?:\s[^\W\d_][\w'’.-]*){0,3},\s?[^\W\d_][\w'’.-]*(?:\s[^\W\d_][\w'’.-]*){0,3}"
+_FAMILY_GIVEN_LIST_RE = re.compile(rf"{_FAMILY_GIVEN}(?:\s?;\s?{_FAMILY_GIVEN})+")
 
 
 def _words_of(person: str) -> set[str]:

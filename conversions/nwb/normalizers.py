@@ -65,8 +65,11 @@ def normalize_experimenter(text: str) -> list[str]:
     so the full name is worth asking for.
     """
     people: list[str] = []
-    for chunk in _PEOPLE_SEPARATORS.split(text):
-        people.extend(_split_comma_list(chunk))
+    chunks = [chunk for chunk in _PEOPLE_SEPARATORS.split(text) if chunk.strip()]
+    # "García López, María José; Ruiz, Pablo": ';' between people, one ',' inside each
+    listed = ";" in text and all(chunk.count(",") == 1 for chunk in chunks)
+    for chunk in chunks:
+        people.extend([chunk.strip()] if listed else _split_comma_list(chunk))
     names = [name for name in (_last_first(person) for person in people) if name]
     if not names:
         raise ValueError("Give the experimenter's name, e.g. Jane Smith or Smith, Jane.")

@@ -83,6 +83,24 @@ ROLES: list[Row] = [
 
 PEOPLE: list[Row] = [
     (
+        "Experimentadores: Sánchez Mora, Ana Belén; Gil, Tomás",
+        NOTHING_ASKED,
+        {"experimenter": "Sánchez Mora, Ana Belén; Gil, Tomás"},
+    ),
+    (
+        "hola, soy Carmen Ruiz Soler (apellidos Ruiz Soler), Universidad de Granada.",
+        ASKED_FIRST,
+        {"experimenter": "Ruiz Soler, Carmen", "institution": "Universidad de Granada"},
+    ),
+    (
+        "Watashi wa Sato Ken desu (Sato ga myouji). Kyoto University.",
+        ASKED_FIRST,
+        {"experimenter": "Sato, Ken", "institution": "Kyoto University"},
+    ),
+    ("I'm Minji Park (Park Minji in Korean order), KAIST.", ASKED_FIRST, {"experimenter": "Park, Minji"}),
+    ("Experimentador: yo mismo, Pedro Soto. Universidad de Chile.", ASKED_FIRST, {"experimenter": "Soto, Pedro"}),
+    ("Best,\nAnna Kovacs\nSemmelweis University", ASKED_FIRST, {"experimenter": "Kovacs, Anna"}),
+    (
         "Olá! Aqui é a Ana Prado. Gravações feitas por mim e pela Júlia Reis na Unicamp.",
         ASKED_FIRST,
         {"experimenter": "Prado, Ana; Reis, Júlia"},
@@ -725,3 +743,7 @@ def test_what_scientists_type(table: str, text: str, asking: tuple[str, ...], wa
 
 def test_a_greeting_in_another_language_names_no_one() -> None:
     check("Hajimemashite. Osaka University, patch clamp in mouse cortex slices.", ASKED_FIRST, {}, ("experimenter",))
+
+
+def test_words_that_are_no_names_are_not_taken_for_the_experimenter() -> None:
+    check("we do 2p in rat S1, rest later sorry, in a meeting", ASKED_FIRST, {}, ("experimenter",))

@@ -32,6 +32,7 @@ from tests.language.heldout_g import HELD_OUT_G
 from tests.language.heldout_h import HELD_OUT_H
 from tests.language.heldout_i import HELD_OUT_I
 from tests.language.heldout_j import HELD_OUT_J
+from tests.language.heldout_k import HELD_OUT_K
 
 HeldOut = tuple[str, tuple[str, ...], dict[str, str]]
 
@@ -46,6 +47,7 @@ HELD_OUT_SETS: dict[str, list[HeldOut]] = {
     "H": HELD_OUT_H,
     "I": HELD_OUT_I,
     "J": HELD_OUT_J,
+    "K": HELD_OUT_K,
 }
 
 # What the reader scored on each set before any rule was changed for it. Set A was scored by the
@@ -83,6 +85,11 @@ HELD_OUT_SETS: dict[str, list[HeldOut]] = {
 # hermaphrodite C. elegans as "XX"), and scored once by the reader of commit 6297949 (rules and the
 # tagger trained on A to I); the rules alone scored it 93.9 % (1608/1713), the reader from before
 # this round (commit 9de3c6b) 91.9 % (1575/1714).
+#
+# Set K was written last, under the same brief as J, and scored once by the reader of commit 0701ac3
+# (rules and the tagger trained on A to J, after the changes made for J): 94.97 %, just under the
+# 95 % the chat aims for; the rules alone 94.3 % (1614/1712), the reader from before this round
+# (commit 9de3c6b) 93.8 % (1606/1713), so K is an easier set than J for every reader.
 FIRST_RUN: dict[str, str] = {
     "A": "53.7% (699/1302)",
     "B": "82.0% (1008/1230)",
@@ -94,6 +101,7 @@ FIRST_RUN: dict[str, str] = {
     "H": "91.9% (1576/1714)",
     "I": "90.1% (1552/1723)",
     "J": "94.8% (1621/1710)",
+    "K": "94.97% (1624/1710)",
 }
 
 # Fields added after the sets were written, whose value follows from what the gold already holds: an

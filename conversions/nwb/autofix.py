@@ -134,7 +134,7 @@ def _experimenter(value: Any, timezone: str) -> tuple[Any, str] | None:
     names: list[str] = []
     for name in value:
         try:
-            names.extend(normalize_experimenter(name))
+            names.extend(normalize_experimenter(name, one_person=True))
         except ValueError:
             if name.strip():
                 names.append(name.strip())

@@ -56,18 +56,19 @@ _PEOPLE_SEPARATORS = re.compile(r"\s*(?:;|\n|&|\band\b)\s*", re.IGNORECASE)
 _INITIALS = re.compile(r"^(?:[A-Z]\.?){1,3}$")
 
 
-def normalize_experimenter(text: str) -> list[str]:
+def normalize_experimenter(text: str, *, one_person: bool = False) -> list[str]:
     """Names as DANDI wants them, "Last, First": "Dr. Jane Smith and Bob Lee" →
     ["Smith, Jane", "Lee, Bob"]; "Smith J; Lee B" → ["Smith, J.", "Lee, B."].
 
     A lone family name ("Dr. Smith") stays "Smith": a first name would be invented. NWB accepts it;
     nwbinspector's `check_experimenter_form` then suggests (BEST_PRACTICE_SUGGESTION) the full form,
-    so the full name is worth asking for.
+    so the full name is worth asking for. `one_person`: the text names one person (an item of a list
+    already split), so "García López, María José" is that person, family name first.
     """
     people: list[str] = []
     chunks = [chunk for chunk in _PEOPLE_SEPARATORS.split(text) if chunk.strip()]
     # "García López, María José; Ruiz, Pablo": ';' between people, one ',' inside each
-    listed = ";" in text and all(chunk.count(",") == 1 for chunk in chunks)
+    listed = (";" in text or one_person) and all(chunk.count(",") == 1 for chunk in chunks)
     for chunk in chunks:
         people.extend([chunk.strip()] if listed else _split_comma_list(chunk))
     names = [name for name in (_last_first(person) for person in people) if name]

@@ -88,6 +88,7 @@ def test_form_is_fixed(field: str, before: Any, after: Any, check_name: str) -> 
         ("sex", "XX"),
         ("experimenter", "Smith, Jane"),
         ("experimenter", ["Smith, Jane", "Lee, Bob"]),
+        ("experimenter", ["García López, María José", "Ruiz, Pablo"]),  # family names of two words
         ("keywords", ["V1", "Neuropixels"]),
         ("institution", "MIT"),
         ("session_start_time", "2024-03-15T14:30:00"),

@@ -27,6 +27,8 @@ from conversions.nwb.normalizers import (
         ("Dr. Jane Smith", ["Smith, Jane"]),
         ("Jane Smith and Bob Lee", ["Smith, Jane", "Lee, Bob"]),
         ("Smith J; Lee B", ["Smith, J.", "Lee, B."]),
+        ("García López, María José; Ruiz, Pablo", ["García López, María José", "Ruiz, Pablo"]),
+        ("Jane Smith; Bob Lee, Ann Wu", ["Smith, Jane", "Lee, Bob", "Wu, Ann"]),
         ("Smith, Jane", ["Smith, Jane"]),
         ("  Smith,   Jane ", ["Smith, Jane"]),
         ("Jane Smith, Bob Lee", ["Smith, Jane", "Lee, Bob"]),

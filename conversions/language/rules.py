@@ -190,7 +190,8 @@ def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     sees the words and what the rules read, finds the spans of the fields a message names by its own
     words. A value the rules missed is taken from the tagger, as a guess (a guess fills an empty
     field or answers the question just asked, and never replaces a value already set without
-    asking). A value the rules only guessed, for a field not asked, goes when the tagger is sure its
+    asking). A value the rules only guessed, for a field not asked (and not free text: a description
+    or a recording location), goes when the tagger is sure its
     words are no such value, and the tagger's own span takes its place when the tagger is sure of it.
     The tagger never changes a value the rules read from a label or a cue, nor an answer to the
     question asked, nor a correction.
@@ -208,6 +209,9 @@ def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
 TAGGER_ADDS = 0.5
 TAGGER_DOUBTS = 0.9
 TAGGER_REPLACES = 0.7
+# Free text the tagger fills but never takes away: trained on the sets' long descriptions, its models
+# may doubt a short one that is right ("V1 recording").
+_TAGGER_KEEPS = frozenset({"experiment_description", "location"})
 
 
 def _with_tagged_spans(text: str, asked: tuple[str, ...], parsed: ParsedMessage) -> ParsedMessage:
@@ -228,7 +232,9 @@ def _with_tagged_spans(text: str, asked: tuple[str, ...], parsed: ParsedMessage)
         if value is not None and _same_reading(name, current, value):
             continue
         ranges = tagger.value_spans(text, words, name, current)
-        if name not in parsed.guessed or name in asked or found.outside_of(words, ranges) < TAGGER_DOUBTS:
+        if name not in parsed.guessed or name in asked or name in _TAGGER_KEEPS:
+            continue
+        if found.outside_of(words, ranges) < TAGGER_DOUBTS:
             continue
         # the rules only guessed this value, and the tagger is sure its words are no such value
         if value is not None and min(span.confidence for span in sure) >= TAGGER_REPLACES:

@@ -97,3 +97,38 @@ def test_the_shipped_models_were_trained_on_todays_held_out_sets() -> None:
 @pytest.mark.parametrize("field", list(tagger.SPAN_FIELDS))
 def test_every_field_has_a_model(field: str) -> None:
     assert (tagger.MODELS / f"{tagger.SPAN_FIELDS[field]}.crfsuite").stat().st_size > 1000
+
+
+def _sure_it_is_no(field: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tagger's answer, fixed: no span of `field`, and every word surely outside it."""
+
+    def spans(text: str, words: list[tagger.Token], rows: list[list[str]]) -> dict[str, tagger.Tagged]:
+        return {field: tagger.Tagged([], [0.99] * len(words))}
+
+    monkeypatch.setattr(tagger, "spans", spans)
+
+
+@pytest.mark.parametrize(
+    ("field", "asked", "kept"),
+    [
+        ("institution", (), False),  # a guess the tagger is sure is no institution goes
+        ("institution", ("institution",), True),  # the answer to the question asked stays
+        ("experiment_description", (), True),  # free text is never taken away
+    ],
+)
+def test_a_guess_the_tagger_is_sure_of_goes_only_where_it_may(
+    field: str, asked: tuple[str, ...], kept: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conversions.language import rules
+
+    text = "odor mixtures and a long day"
+    parsed = rules.ParsedMessage(
+        intents=frozenset({Intent.PROVIDE_METADATA}),
+        fields={field: "odor mixtures"},
+        skipped=frozenset(),
+        format_choice=None,
+        corrections=frozenset(),
+        guessed=frozenset({field}),
+    )
+    _sure_it_is_no(field, monkeypatch)
+    assert (field in rules._with_tagged_spans(text, asked, parsed).fields) is kept

@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +31,7 @@ from harness import format_table
 
 from conversions.language import tagger
 from conversions.language.rules import LEXICON, ParsedMessage, parse_message, read_by_rules
-from tests.language.heldout import HELD_OUT_SETS, HeldOut, Score, same_value, stored_values
+from tests.language.heldout import HELD_OUT_SETS, NOT_IN_THE_SETS, HeldOut, Score, same_value, score
 
 # L1 and L2 penalties: L1 keeps the models small (most of the ~100 000 candidate features get no
 # weight), L2 keeps the weights of correlated features from running off.
@@ -83,23 +84,14 @@ def train(training: list[Example], folder: Path) -> None:
         trainer.train(str(folder / f"{name}.crfsuite"))
 
 
-def scored(entries: list[HeldOut], read: object) -> tuple[Score, Counter[str], Counter[str]]:
+def scored(entries: list[HeldOut], read: Callable[..., ParsedMessage]) -> tuple[Score, Counter[str], Counter[str]]:
     """The held-out score of a reader, with its misses and extra values by field."""
-    result = Score()
+    result = score(entries, read)
     misses: Counter[str] = Counter()
     extras: Counter[str] = Counter()
-    for text, asking, gold in entries:
-        parsed: ParsedMessage = read(text, asking_for=asking)  # type: ignore[operator]
-        found = stored_values(parsed)
-        right = [name for name, value in gold.items() if same_value(name, found.get(name), value)]
-        misses.update(set(gold) - set(right))
-        extra = set(found) - set(gold) - {"age__reference"}
-        extras.update(extra)
-        result.messages += 1
-        result.expected += len(gold)
-        result.extra += len(extra)
-        result.right += len(right)
-        result.exact_messages += len(right) == len(gold) and not extra
+    for _text, found, gold in result.misses:
+        misses.update(name for name, value in gold.items() if not same_value(name, found.get(name), value))
+        extras.update(set(found) - set(gold) - NOT_IN_THE_SETS)
     return result, misses, extras
 
 

@@ -105,6 +105,7 @@ from conversions.nwb.normalizers import (
     normalize_datetime,
     normalize_experimenter,
     normalize_species,
+    plain_word,
     post_fertilisation_age,
     species_mentions,
 )
@@ -258,8 +259,8 @@ def _same_reading(name: str, current: str, value: str) -> bool:
     if name != "experimenter":
         return current == value
     try:
-        return {tagger.plain(person) for person in normalize_experimenter(current)} == {
-            tagger.plain(person) for person in normalize_experimenter(value)
+        return {plain_word(person) for person in normalize_experimenter(current)} == {
+            plain_word(person) for person in normalize_experimenter(value)
         }
     except ValueError:
         return False

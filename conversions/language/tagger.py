@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -25,6 +24,8 @@ from pathlib import Path
 
 import pycrfsuite
 from rapidfuzz import fuzz
+
+from conversions.nwb.normalizers import plain_word
 
 # The fields the tagger reads, and the short name of each model file.
 SPAN_FIELDS: dict[str, str] = {
@@ -75,10 +76,6 @@ def _shape(word: str) -> str:
     return re.sub(r"(.)\1{2,}", r"\1\1", shape)
 
 
-def plain(word: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c))
-
-
 def value_spans(text: str, words: list[Token], field: str, value: str) -> list[tuple[int, int]]:
     """The token ranges [i, j) where `text` writes `value` (a raw or a stored value): each person of
     "Family, Given; Family, Given" where their names stand, anything else where it is written, or
@@ -91,18 +88,18 @@ def value_spans(text: str, words: list[Token], field: str, value: str) -> list[t
 
 
 def _person_range(words: list[Token], person: str) -> tuple[int, int] | None:
-    names = {plain(part) for part in re.split(r"[\s,]+", person) if part}
+    names = {plain_word(part) for part in re.split(r"[\s,]+", person) if part}
     best: tuple[int, int] | None = None
     best_cover = 0
     i = 0
     while i < len(words):
-        if plain(words[i].text) not in names:
+        if plain_word(words[i].text) not in names:
             i += 1
             continue
         j = i
-        while j < len(words) and (plain(words[j].text) in names or words[j].text in {"-", "'"}):
+        while j < len(words) and (plain_word(words[j].text) in names or words[j].text in {"-", "'"}):
             j += 1
-        cover = len({plain(w.text) for w in words[i:j]} & names)
+        cover = len({plain_word(w.text) for w in words[i:j]} & names)
         if cover > best_cover:
             best, best_cover = (i, j), cover
         i = j

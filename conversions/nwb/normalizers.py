@@ -832,7 +832,7 @@ def _parse_written(raw: str, *, need_time: bool) -> datetime:
             f"'{raw}' is not a date I can read: '{relative.group(1)}' depends on the day it was said; "
             f"give the calendar date, e.g. {_DATE_EXAMPLE}."
         )
-    text = _FOREIGN_MONTH_RE.sub(lambda m: _FOREIGN_MONTHS[_plain_word(m.group())], raw)  # "2 mars 2024"
+    text = _FOREIGN_MONTH_RE.sub(lambda m: _FOREIGN_MONTHS[plain_word(m.group())], raw)  # "2 mars 2024"
     text = _DATE_PARTICLES_RE.sub(" ", text)  # "20 de junio de 2024", "le 3", "am 5."
     text = _UTC_PLUS.sub(lambda match: f" {match[1]}{int(match[2]):02d}:{match[3] or '00'}", text)
     text = _CLOCK_WITH_DOT.sub(r"\1:\2", text)  # "9.30", "2.30pm", "14h20" (never "31.03.2024")
@@ -908,8 +908,9 @@ _DATE_PARTICLES_RE = re.compile(
 )
 
 
-def _plain_word(word: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFD", word.lower()) if not unicodedata.combining(c))
+def plain_word(word: str) -> str:
+    """Lower case without accents, to compare words as people type them: "März" → "marz"."""
+    return "".join(c for c in unicodedata.normalize("NFKD", word.casefold()) if not unicodedata.combining(c))
 
 
 def _explicit_zone(name: str | None, offset: int | None) -> tzinfo | None:

@@ -29,16 +29,20 @@ run: $(VENV)/.runtime
 	@if [ -z "$$DATABASE_URL$$REDIS_URL" ]; then $(BIN)/python manage.py demo_account; fi
 	@echo "Serving on http://127.0.0.1:$(PORT)/"
 	@if [ -z "$$DATABASE_URL$$REDIS_URL" ]; then \
-	  exec $(BIN)/uvicorn nwbportal.asgi:application --host 127.0.0.1 --port $(PORT) --no-access-log; \
+	  exec $(BIN)/uvicorn nwbportal.asgi:application --host 127.0.0.1 --port $(PORT) --no-access-log \
+	    --timeout-graceful-shutdown 20; \
 	else \
 	  exec $(BIN)/uvicorn nwbportal.asgi:application --host 127.0.0.1 --port $(PORT) --no-access-log \
-	    --workers $${WEB_CONCURRENCY:-$$(nproc)}; \
+	    --timeout-graceful-shutdown 20 --workers $${WEB_CONCURRENCY:-$$(nproc)}; \
 	fi
 
 # Production mode only: conversion workers (run several), and one scheduler for job recovery.
+# A worker that stops on an error is started again after 5 s (one stopped by Ctrl-C or SIGTERM is not).
 worker: $(VENV)/.runtime
 	@if [ -z "$$REDIS_URL" ]; then echo "make worker needs DATABASE_URL and REDIS_URL (the embedded mode runs its worker inside make run)"; exit 1; fi
-	$(BIN)/celery -A nwbportal worker --loglevel INFO
+	@until $(BIN)/celery -A nwbportal worker --loglevel INFO --without-gossip --without-mingle; do \
+	  echo "nwbportal: the worker stopped with status $$?; starting it again in 5 s" >&2; sleep 5; \
+	done
 
 beat: $(VENV)/.runtime
 	@if [ -z "$$REDIS_URL" ]; then echo "make beat needs DATABASE_URL and REDIS_URL"; exit 1; fi

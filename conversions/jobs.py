@@ -8,21 +8,29 @@ does nothing, and reports its outcome to the orchestrator through the services.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import traceback
-from collections.abc import Sequence
-from datetime import timedelta
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F
+from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
-from conversions import notify, services
-from conversions.models import ConversionAttempt, ConversionSession, LlmCall, Preview, ValidationIssue
+from conversions import notify, outbox, services
+from conversions.models import (
+    ConversionAttempt,
+    ConversionSession,
+    Housekeeping,
+    LlmCall,
+    Preview,
+    ValidationIssue,
+)
 from conversions.nwb.errors import AmbiguousRecording, ConversionCancelled, ConversionFailed, RecordingProblem
 from conversions.orchestrator.state import (
     ConversionFailed as ConversionFailedEvent,
@@ -46,6 +54,15 @@ if TYPE_CHECKING:
     from conversions.nwb.validation import InspectionIssue
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# What a database that is briefly out of reach (restarting, failing over) raises: a running job
+# rides that out rather than failing for it (DATABASE_OUTAGE_SECONDS).
+DATABASE_DOWN = (OperationalError, InterfaceError)
+# A detection or a preview that has not answered in this long is lost: past their time limits (180 s
+# and 360 s), their worker would have stopped them.
+DETECTION_LOST_SECONDS = 240
+PREVIEW_LOST_SECONDS = 420
 
 UNEXPECTED = (
     "something unexpected went wrong on the server. The portal's admins can see the details; you can say “retry”."
@@ -99,6 +116,7 @@ class _ProgressReporter:
         self.attempt_id = attempt.id
         self.session_id = attempt.session_id
         self.number = attempt.number
+        self.run = attempt.deliveries
         self.last_percent = -1.0
         self.last_time = 0.0
         self.last_check = 0.0
@@ -110,27 +128,98 @@ class _ProgressReporter:
         if not gained and since < 2.0 and percent < 100.0:
             return
         self.last_percent, self.last_time = percent, now
-        ConversionAttempt.objects.filter(id=self.attempt_id).update(progress=percent, heartbeat_at=timezone.now())
+        try:
+            ConversionAttempt.objects.filter(id=self.attempt_id, deliveries=self.run).update(
+                progress=percent, heartbeat_at=timezone.now()
+            )
+        except DATABASE_DOWN:
+            _reconnect_later("storing the progress of attempt %s", self.attempt_id)
         notify.publish(
             self.session_id,
             {"type": "progress", "phase": "converting", "percent": round(percent, 1), "attempt": self.number},
         )
 
     def should_stop(self) -> bool:
-        """Cancelled, or the session deleted: either way nobody wants the file any more. Asked after
-        every chunk written, so the database is asked at most every 0.25 s."""
+        """Cancelled, the session deleted, or this run given up for lost and started again
+        elsewhere: either way nobody wants this run's file any more. Asked after every chunk
+        written, so the database is asked at most every 0.25 s; while it cannot be asked, the
+        conversion goes on."""
         now = time.monotonic()
         if now - self.last_check < 0.25:
             return False
         self.last_check = now
-        return not ConversionAttempt.objects.filter(id=self.attempt_id, state=ConversionAttempt.State.RUNNING).exists()
+        try:
+            return not _holds(self.attempt_id, self.run)
+        except DATABASE_DOWN:
+            _reconnect_later("checking on attempt %s", self.attempt_id)
+            return False
+
+
+def _holds(attempt_id: int, run: int) -> bool:
+    """Whether run number `run` still holds the attempt (not cancelled, not taken over)."""
+    return ConversionAttempt.objects.filter(
+        id=attempt_id, state=ConversionAttempt.State.RUNNING, deliveries=run
+    ).exists()
+
+
+def _reconnect_later(what: str, *args: object) -> None:
+    logger.warning("the database is out of reach while " + what + "; going on", *args)
+    # A connection that failed is not reused: the next query opens a new one.
+    connection.close_if_unusable_or_obsolete()
+
+
+def _patiently(action: Callable[[], T], what: str) -> T:
+    """Run one database step of a job, trying again while the database is out of reach, for up to
+    DATABASE_OUTAGE_SECONDS: a finished conversion is not thrown away for a database restart."""
+    deadline = time.monotonic() + settings.DATABASE_OUTAGE_SECONDS
+    pause = 0.5
+    while True:
+        try:
+            return action()
+        except DATABASE_DOWN:
+            if time.monotonic() + pause > deadline:
+                raise
+            logger.warning("the database is out of reach while %s; trying again in %.1f s", what, pause)
+            connection.close()
+            time.sleep(pause)
+            pause = min(pause * 2, 5.0)
+
+
+class _Heartbeat:
+    """Marks an attempt alive every JOB_HEARTBEAT_SECONDS from a thread of its own, whatever the job
+    is doing (a step that reports no progress for minutes, a validation), so that a run nobody marks
+    any more is known lost within JOB_STALL_SECONDS. `run`: only while that run holds the attempt.
+    A beat the database cannot take is tried again at the next one."""
+
+    def __init__(self, attempt_id: int, run: int | None = None) -> None:
+        self.attempt_id = attempt_id
+        self.run = run
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name=f"heartbeat-{attempt_id}", daemon=True)
+
+    def __enter__(self) -> _Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def _beat(self) -> None:
+        try:
+            while not self._stop.wait(settings.JOB_HEARTBEAT_SECONDS):
+                rows = ConversionAttempt.objects.filter(id=self.attempt_id)
+                if self.run is not None:
+                    rows = rows.filter(deliveries=self.run)
+                try:
+                    rows.update(heartbeat_at=timezone.now())
+                except DATABASE_DOWN:
+                    _reconnect_later("marking attempt %s alive", self.attempt_id)
+        finally:
+            connection.close()  # this thread's own
 
 
 def convert_attempt(attempt_id: int, *, worker: str = "") -> None:
-    from conversions.nwb.conversion import convert_recording
-    from conversions.nwb.detection import Detection
-    from conversions.nwb.naming import temporary_path_for
-
     now = timezone.now()
     claimed = ConversionAttempt.objects.filter(id=attempt_id, state=ConversionAttempt.State.QUEUED).update(
         state=ConversionAttempt.State.RUNNING,
@@ -140,9 +229,60 @@ def convert_attempt(attempt_id: int, *, worker: str = "") -> None:
         deliveries=F("deliveries") + 1,
         progress=0.0,
     )
-    if not claimed:
+    if not claimed and not _take_over_lost_run(attempt_id, worker):
         return
     attempt = ConversionAttempt.objects.select_related("session").get(id=attempt_id)
+    with _Heartbeat(attempt_id, attempt.deliveries):
+        _convert_claimed(attempt)
+
+
+def _take_over_lost_run(attempt_id: int, worker: str) -> bool:
+    """A job delivered again while its attempt is marked running. Celery hands back at once the job
+    of a worker process that died (killed for lack of memory, say), and a broker that lost its
+    connection hands out again what it had given: the run that holds the attempt may be dead or
+    alive. Watch its heartbeat: while it goes on, this delivery is a copy and does nothing; once it
+    has been silent for JOB_STALL_SECONDS, this delivery takes the attempt over as its next run."""
+    stall = timedelta(seconds=settings.JOB_STALL_SECONDS)
+    deadline = time.monotonic() + settings.JOB_STALL_SECONDS + 2 * settings.JOB_HEARTBEAT_SECONDS
+    while time.monotonic() < deadline:
+        attempt = ConversionAttempt.objects.filter(id=attempt_id, state=ConversionAttempt.State.RUNNING).first()
+        if attempt is None or attempt.deliveries >= settings.JOB_MAX_RUNS:
+            return False  # finished, cancelled or requeued meanwhile; or out of runs (the recovery fails it)
+        now = timezone.now()
+        if attempt.heartbeat_at is None or attempt.heartbeat_at < now - stall:
+            taken = ConversionAttempt.objects.filter(
+                id=attempt_id,
+                state=ConversionAttempt.State.RUNNING,
+                deliveries=attempt.deliveries,
+                heartbeat_at=attempt.heartbeat_at,
+            ).update(
+                started_at=now, heartbeat_at=now, worker=worker[:200], deliveries=F("deliveries") + 1, progress=0.0
+            )
+            if not taken:
+                return False
+            logger.warning("attempt %s: run %s was lost; this delivery takes it over", attempt_id, attempt.deliveries)
+            services.record_job_event(
+                attempt.session_id,
+                JobRetrying(
+                    attempt=attempt.number,
+                    reason="the worker process running it stopped, as when a machine runs out of memory",
+                    delay_s=0,
+                    run=attempt.deliveries + 1,
+                    runs=settings.JOB_MAX_RUNS,
+                ),
+            )
+            return True
+        time.sleep(min(settings.JOB_HEARTBEAT_SECONDS, max(deadline - time.monotonic(), 0.0)))
+    return False
+
+
+def _convert_claimed(attempt: ConversionAttempt) -> None:
+    from conversions.nwb.conversion import convert_recording
+    from conversions.nwb.detection import Detection
+    from conversions.nwb.naming import temporary_path_for
+
+    attempt_id = attempt.id
+    run = attempt.deliveries
     session = attempt.session
     output = services.attempt_output_path(session, attempt)
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -163,7 +303,9 @@ def convert_attempt(attempt_id: int, *, worker: str = "") -> None:
             should_stop=reporter.should_stop,
         )
     except ConversionCancelled:
-        temporary_path_for(output).unlink(missing_ok=True)
+        # A later run that took the attempt over writes the same partial file: it is its own now.
+        if not ConversionAttempt.objects.filter(id=attempt_id, deliveries__gt=run).exists():
+            temporary_path_for(output).unlink(missing_ok=True)
         return
     except (ConversionFailed, RecordingProblem) as exc:
         _fail(attempt, exc.user_message, exc.detail)
@@ -184,7 +326,6 @@ def convert_attempt(attempt_id: int, *, worker: str = "") -> None:
         _fail(attempt, UNEXPECTED, traceback.format_exc())
         return
     fixes = [fix.to_json() for fix in result.applied_fixes]
-    now = timezone.now()
     # The attempt's success and the orchestrator's step commit together, so a worker stopping in
     # between cannot leave a session converting with a finished attempt. The session row is locked
     # first, as every transition locks it before touching its attempts.
@@ -192,30 +333,51 @@ def convert_attempt(attempt_id: int, *, worker: str = "") -> None:
     # validation is claimed with the success, so the orchestrator's StartValidation finds it taken
     # and queues nothing. Should this worker stop before answering, recover_stalled_jobs hands the
     # validation to another.
-    with transaction.atomic():
-        ConversionSession.objects.select_for_update().filter(id=session.id).exists()
-        finished = ConversionAttempt.objects.filter(id=attempt_id, state=ConversionAttempt.State.RUNNING).update(
-            state=ConversionAttempt.State.SUCCEEDED,
-            size_bytes=result.size_bytes,
-            finished_at=now,
-            progress=100.0,
-            fixes=fixes,
-            validation=ConversionAttempt.Validation.RUNNING,
-            validation_started_at=now,
-        )
-        if not finished:
-            # Cancelled between the last progress report and the end: the file is not wanted.
-            Path(output).unlink(missing_ok=True)
-            return
-        step = services.record_job_event(
-            session.id, ConversionSucceeded(attempt=attempt.number, size_bytes=result.size_bytes, fixes=tuple(fixes))
-        )
-        if step is None or step.refused:
-            # Nobody waits for this file's validation any more (the session was cancelled or deleted).
-            ConversionAttempt.objects.filter(id=attempt_id).update(
-                validation=ConversionAttempt.Validation.PENDING, validation_started_at=None
+    # A database out of reach at this moment is waited for (DATABASE_OUTAGE_SECONDS): the file is done.
+
+    def record_success() -> bool:
+        now = timezone.now()
+        with transaction.atomic():
+            ConversionSession.objects.select_for_update().filter(id=session.id).exists()
+            finished = ConversionAttempt.objects.filter(
+                id=attempt_id, state=ConversionAttempt.State.RUNNING, deliveries=run
+            ).update(
+                state=ConversionAttempt.State.SUCCEEDED,
+                size_bytes=result.size_bytes,
+                finished_at=now,
+                progress=100.0,
+                fixes=fixes,
+                validation=ConversionAttempt.Validation.RUNNING,
+                validation_started_at=now,
+                heartbeat_at=now,
             )
-            return
+            if not finished:
+                # A try whose commit reached the database before the connection broke.
+                return ConversionAttempt.objects.filter(
+                    id=attempt_id,
+                    state=ConversionAttempt.State.SUCCEEDED,
+                    deliveries=run,
+                    validation=ConversionAttempt.Validation.RUNNING,
+                ).exists()
+            step = services.record_job_event(
+                session.id,
+                ConversionSucceeded(attempt=attempt.number, size_bytes=result.size_bytes, fixes=tuple(fixes)),
+            )
+            if step is None or step.refused:
+                # Nobody waits for this file's validation any more (the session was cancelled or deleted).
+                ConversionAttempt.objects.filter(id=attempt_id).update(
+                    validation=ConversionAttempt.Validation.PENDING, validation_started_at=None
+                )
+                return False
+        return True
+
+    if not _patiently(record_success, f"recording the end of attempt {attempt_id}"):
+        # Cancelled between the last progress report and the end: the file is not wanted. (Taken
+        # over by a later run, the file is that run's to write.)
+        kept = ConversionAttempt.objects.filter(id=attempt_id, state=ConversionAttempt.State.SUCCEEDED).exists()
+        if not kept and not ConversionAttempt.objects.filter(id=attempt_id, deliveries__gt=run).exists():
+            Path(output).unlink(missing_ok=True)
+        return
     _validate_claimed(attempt_id)
 
 
@@ -296,23 +458,20 @@ def retry_delay_s(run: int) -> int:
 def _run_again(attempt: ConversionAttempt, reason: str, *, immediately: bool = False) -> bool:
     """Queue a running attempt again after a failure that was not the data's, with backoff, unless it
     has had all its runs; the user is told why and when. False when no run is left."""
-    from conversions import tasks
-
-    current = ConversionAttempt.objects.get(id=attempt.id)
-    if current.deliveries >= settings.JOB_MAX_RUNS:
+    if attempt.deliveries >= settings.JOB_MAX_RUNS:
         return False
-    requeued = ConversionAttempt.objects.filter(id=attempt.id, state=ConversionAttempt.State.RUNNING).update(
-        state=ConversionAttempt.State.QUEUED, progress=0.0
-    )
+    requeued = ConversionAttempt.objects.filter(
+        id=attempt.id, state=ConversionAttempt.State.RUNNING, deliveries=attempt.deliveries
+    ).update(state=ConversionAttempt.State.QUEUED, progress=0.0)
     if not requeued:
-        return True  # cancelled meanwhile: nothing to run, nothing to fail
-    run = current.deliveries + 1
+        return True  # cancelled or taken over meanwhile: nothing to run, nothing to fail
+    run = attempt.deliveries + 1
     delay = 0 if immediately else retry_delay_s(run)
     services.record_job_event(
         attempt.session_id,
         JobRetrying(attempt=attempt.number, reason=reason, delay_s=delay, run=run, runs=settings.JOB_MAX_RUNS),
     )
-    tasks.convert_attempt.apply_async((attempt.id,), countdown=delay)
+    outbox.enqueue("convert_attempt", attempt.id, countdown=delay, task_id=attempt.task_id)
     return True
 
 
@@ -331,16 +490,23 @@ def close_idle_sessions(*, hours: int | None = None) -> int:
 
 
 def _fail(attempt: ConversionAttempt, user_message: str, detail: str) -> None:
-    failed = ConversionAttempt.objects.filter(id=attempt.id, state=ConversionAttempt.State.RUNNING).update(
-        state=ConversionAttempt.State.FAILED,
-        finished_at=timezone.now(),
-        error_message=user_message,
-        error_detail=detail,
-    )
-    if failed:
-        services.record_job_event(
-            attempt.session_id, ConversionFailedEvent(attempt=attempt.number, user_message=user_message)
+    """Fail the attempt, if the run that read `attempt` still holds it."""
+
+    def record() -> None:
+        failed = ConversionAttempt.objects.filter(
+            id=attempt.id, state=ConversionAttempt.State.RUNNING, deliveries=attempt.deliveries
+        ).update(
+            state=ConversionAttempt.State.FAILED,
+            finished_at=timezone.now(),
+            error_message=user_message,
+            error_detail=detail,
         )
+        if failed:
+            services.record_job_event(
+                attempt.session_id, ConversionFailedEvent(attempt=attempt.number, user_message=user_message)
+            )
+
+    _patiently(record, f"recording the failure of attempt {attempt.id}")
 
 
 def validate_attempt(attempt_id: int) -> None:
@@ -350,9 +516,14 @@ def validate_attempt(attempt_id: int) -> None:
         id=attempt_id,
         state=ConversionAttempt.State.SUCCEEDED,
         validation__in=[ConversionAttempt.Validation.PENDING],
-    ).update(validation=ConversionAttempt.Validation.RUNNING, validation_started_at=timezone.now())
+    ).update(
+        validation=ConversionAttempt.Validation.RUNNING,
+        validation_started_at=timezone.now(),
+        heartbeat_at=timezone.now(),
+    )
     if claimed:
-        _validate_claimed(attempt_id)
+        with _Heartbeat(attempt_id):
+            _validate_claimed(attempt_id)
 
 
 def _validate_claimed(attempt_id: int) -> None:
@@ -395,28 +566,35 @@ def _validate_claimed(attempt_id: int) -> None:
     )
     # Before the issues are stored, and outside any lock: the call may take seconds.
     summaries = _in_plain_words(attempt, issues, summaries)
-    with transaction.atomic():
-        ValidationIssue.objects.filter(attempt_id=attempt_id).delete()
-        ValidationIssue.objects.bulk_create(
-            ValidationIssue(
-                attempt_id=attempt_id,
-                check_name=i.check_name,
-                importance=i.importance,
-                message=i.message,
-                location=i.location,
-                object_type=i.object_type,
-                object_name=i.object_name,
-                explanation=summary.explanation,
+
+    def store() -> None:
+        with transaction.atomic():
+            ValidationIssue.objects.filter(attempt_id=attempt_id).delete()
+            ValidationIssue.objects.bulk_create(
+                ValidationIssue(
+                    attempt_id=attempt_id,
+                    check_name=i.check_name,
+                    importance=i.importance,
+                    message=i.message,
+                    location=i.location,
+                    object_type=i.object_type,
+                    object_name=i.object_name,
+                    explanation=summary.explanation,
+                )
+                for i, summary in zip(issues, summaries, strict=True)
             )
-            for i, summary in zip(issues, summaries, strict=True)
-        )
-        ConversionAttempt.objects.filter(id=attempt_id).update(validation=outcome.value, validated_at=timezone.now())
+            ConversionAttempt.objects.filter(id=attempt_id).update(
+                validation=outcome.value, validated_at=timezone.now()
+            )
+
+    _patiently(store, f"storing the validation of attempt {attempt_id}")
     notify.publish(
         attempt.session_id, {"type": "progress", "phase": "validating", "percent": 100.0, "attempt": attempt.number}
     )
-    services.record_job_event(
-        attempt.session_id,
-        ValidationCompleted(attempt=attempt.number, outcome=outcome.value, issues=summaries),  # type: ignore[arg-type]
+    completed = ValidationCompleted(attempt=attempt.number, outcome=outcome.value, issues=summaries)  # type: ignore[arg-type]
+    _patiently(
+        lambda: services.record_job_event(attempt.session_id, completed),
+        f"reporting the validation of attempt {attempt_id}",
     )
 
 
@@ -474,23 +652,32 @@ def _in_plain_words(
 
 
 def recover_stalled_jobs(*, stall_seconds: int | None = None, everything: bool = False) -> int:
-    """Find jobs whose worker vanished and run them again once; flag the session after that.
+    """Hand the queue the jobs it never took or lost (conversions.outbox); find jobs whose worker
+    vanished and run them again, up to JOB_MAX_RUNS runs, then flag the session. Runs every
+    RECOVERY_INTERVAL_SECONDS (celery beat), and when a worker starts.
 
     `everything`: this process just started with an in-memory broker (embedded mode), so every job
-    that was queued or running is known to be lost, however recent.
+    that was running is known to be lost, however recent.
     """
-    from conversions import tasks
-
     stall = stall_seconds if stall_seconds is not None else settings.JOB_STALL_SECONDS
-    cutoff = timezone.now() - timedelta(seconds=stall)
-    recovered = 0
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=stall)
+    recovered = outbox.flush()
+    if not everything and _recovery_was_away(now, stall):
+        # The recovery itself could not run for longer than a job may stay silent (the database or
+        # the broker was out of reach, or nothing was running): the jobs could not mark themselves
+        # alive either. They get one stall time to do so before any is judged lost.
+        logger.warning("job recovery had not run for over %s s; judging lost jobs at its next run", stall)
+        return recovered
 
     running = ConversionAttempt.objects.filter(state=ConversionAttempt.State.RUNNING)
     if not everything:
-        running = running.filter(heartbeat_at__lt=cutoff)
+        running = running.filter(Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff))
     for attempt in running:
         if attempt.deliveries >= settings.JOB_MAX_RUNS:
-            lost = ConversionAttempt.objects.filter(id=attempt.id, state=ConversionAttempt.State.RUNNING).update(
+            lost = ConversionAttempt.objects.filter(
+                id=attempt.id, state=ConversionAttempt.State.RUNNING, deliveries=attempt.deliveries
+            ).update(
                 state=ConversionAttempt.State.FAILED,
                 finished_at=timezone.now(),
                 error_message=f"The worker running this job stopped {attempt.deliveries} times.",
@@ -500,59 +687,54 @@ def recover_stalled_jobs(*, stall_seconds: int | None = None, everything: bool =
                 services.record_job_event(attempt.session_id, JobLost(attempt=attempt.number))
             continue
         logger.warning("attempt %s: its worker %s stopped reporting", attempt.id, attempt.worker)
-        # In embedded mode the whole process restarted: no reason to wait before running it again.
-        if _run_again(attempt, "the worker running it stopped", immediately=everything):
+        # Another worker takes it at once: waiting would not bring the lost one back.
+        if _run_again(attempt, "the worker running it stopped", immediately=True):
             recovered += 1
+
     validations = ConversionAttempt.objects.filter(
         session__status=Status.VALIDATING,
         state=ConversionAttempt.State.SUCCEEDED,
         validation=ConversionAttempt.Validation.RUNNING,
     )
     if not everything:
-        validations = validations.filter(validation_started_at__lt=cutoff)
+        validations = validations.filter(
+            Q(heartbeat_at__isnull=True) | Q(heartbeat_at__lt=cutoff),
+            Q(validation_started_at__isnull=True) | Q(validation_started_at__lt=cutoff),
+        )
     for attempt in validations:
         reset = ConversionAttempt.objects.filter(id=attempt.id, validation=ConversionAttempt.Validation.RUNNING).update(
             validation=ConversionAttempt.Validation.PENDING
         )
         if reset:
-            tasks.validate_attempt.delay(attempt.id)
-            recovered += 1
-
-    if everything:
-        # Jobs still waiting in a queue are only lost when the queue itself was (in-memory broker);
-        # Redis keeps them, and re-sending them would only pile up copies.
-        for attempt in ConversionAttempt.objects.filter(
-            state=ConversionAttempt.State.QUEUED, session__status=Status.CONVERTING
-        ):
-            tasks.convert_attempt.delay(attempt.id)
-            recovered += 1
-        for attempt in ConversionAttempt.objects.filter(
-            session__status=Status.VALIDATING,
-            state=ConversionAttempt.State.SUCCEEDED,
-            validation=ConversionAttempt.Validation.PENDING,
-        ):
-            tasks.validate_attempt.delay(attempt.id)
+            outbox.enqueue("validate_attempt", attempt.id)
             recovered += 1
 
     # A preview takes seconds: one its worker left behind is not run again (the user may have moved
-    # on), only reported, so the user can ask for it again.
-    # Queued ones are lost only with an in-memory queue; Redis keeps them (behind a long conversion,
-    # perhaps), so only a preview running for longer than the stall time counts as lost there.
+    # on), only reported, so the user can ask for it again. One still queued is the outbox's.
     if everything:
-        previews = Preview.objects.filter(state__in=[Preview.State.QUEUED, Preview.State.RUNNING])
+        previews = Preview.objects.filter(state=Preview.State.RUNNING)
     else:
-        previews = Preview.objects.filter(state=Preview.State.RUNNING, started_at__lt=cutoff)
+        previews = Preview.objects.filter(
+            state=Preview.State.RUNNING, started_at__lt=now - timedelta(seconds=max(stall, PREVIEW_LOST_SECONDS))
+        )
     for preview in previews:
         _fail_preview_lost(preview)
 
     detecting = ConversionSession.objects.filter(status=Status.DETECTING_FORMAT)
     if not everything:
-        detecting = detecting.filter(updated__lt=cutoff)
+        detecting = detecting.filter(updated__lt=now - timedelta(seconds=max(stall, DETECTION_LOST_SECONDS)))
     for session in detecting:
         memory = session.memory
-        tasks.detect_recording.delay(str(session.id), memory.files_version, memory.chosen_format)
+        outbox.enqueue("detect_recording", str(session.id), memory.files_version, memory.chosen_format)
         recovered += 1
     return recovered
+
+
+def _recovery_was_away(now: datetime, stall: int) -> bool:
+    """Note that the recovery runs now; say whether its last run was longer ago than `stall`."""
+    mark, created = Housekeeping.objects.get_or_create(name="recover_stalled_jobs", defaults={"last_run": now})
+    Housekeeping.objects.filter(id=mark.id).update(last_run=now)
+    return not created and mark.last_run < now - timedelta(seconds=stall)
 
 
 def _fail_preview_lost(preview: Preview) -> None:

@@ -430,3 +430,42 @@ class LlmCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.purpose} by {self.model}: {self.outcome}"
+
+
+class OutboxJob(models.Model):
+    """A job for the workers, written in the same transaction as the change that needs it, and handed
+    to the queue once that commits (conversions.outbox). A job the queue could not take (the broker
+    was down) or lost (the broker restarted empty) is handed again by the recovery that scans this
+    table, so a change is never saved without the job that carries it out."""
+
+    # The job's identity: the task and its arguments (one row per job, however often it is sent).
+    key = models.CharField(max_length=300, unique=True)
+    task = models.CharField(max_length=100)
+    args = models.JSONField(default=list)
+    task_id = models.CharField(max_length=64, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    # When the job may start (a run again after a failure waits a little).
+    due_at = models.DateTimeField()
+    sent_at = models.DateTimeField(null=True, blank=True)
+    # Which life of the broker took it: Redis's run id (a new one after every restart, which loses
+    # what an unpersisted Redis held), or this process's for the embedded in-memory queue.
+    sent_to = models.CharField(max_length=64, blank=True)
+    sends = models.PositiveSmallIntegerField(default=0)
+    last_error = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["due_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.task}{tuple(self.args)}"
+
+
+class Housekeeping(models.Model):
+    """When each periodic task last ran: the job recovery gives running jobs time to report again
+    after a stretch in which it could not run itself (the database or the broker was out of reach)."""
+
+    name = models.CharField(max_length=100, unique=True)
+    last_run = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} at {self.last_run:%Y-%m-%d %H:%M:%S}"

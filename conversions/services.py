@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from conversions import notify, registry
+from conversions import notify, outbox, registry
 from conversions.errors import BadRequest, Conflict, NotFound, StorageProblem
 from conversions.language import llm
 from conversions.language.rules import Intent, ParsedMessage, parse_message
@@ -590,31 +590,25 @@ def _apply(
 
 
 def _carry_out(session: ConversionSession, action: Any) -> None:
-    from conversions import tasks  # tasks import services: import here to keep the cycle out of module load
-
     match action:
         case DetectFormat(files_version=version, format_key=format_key):
-            session_id = str(session.id)
-            transaction.on_commit(lambda: tasks.detect_recording.delay(session_id, version, format_key))
+            outbox.enqueue("detect_recording", str(session.id), version, format_key)
         case StartConversion(attempt=number, streams=streams):
             metadata = {row.name: row.value for row in session.metadata_fields.all()}
             task_id = str(uuid.uuid4())
             attempt = ConversionAttempt.objects.create(
                 session=session, number=number, streams=list(streams), metadata=metadata, task_id=task_id
             )
-            attempt_id = attempt.id
-            transaction.on_commit(lambda: tasks.convert_attempt.apply_async((attempt_id,), task_id=task_id))
+            outbox.enqueue("convert_attempt", attempt.id, task_id=task_id)
         case StartPreview(number=number, streams=streams):
             metadata = {row.name: row.value for row in session.metadata_fields.all()}
             preview = Preview.objects.create(session=session, number=number, streams=list(streams), metadata=metadata)
-            preview_id = preview.id
-            transaction.on_commit(lambda: tasks.preview_recording.delay(preview_id))
+            outbox.enqueue("preview_recording", preview.id)
         case StartValidation(attempt=number):
             attempt = session.attempts.get(number=number)
-            attempt_id = attempt.id
             # The conversion's worker has usually claimed it already, to validate its file at once.
             if attempt.validation == ConversionAttempt.Validation.PENDING:
-                transaction.on_commit(lambda: tasks.validate_attempt.delay(attempt_id))
+                outbox.enqueue("validate_attempt", attempt.id)
         case CancelJobs():
             _cancel_jobs(session)
         case FlagForReview(reason=reason):

@@ -33,15 +33,17 @@ case "$command" in
   web)
     python manage.py migrate --noinput
     exec uvicorn nwbportal.asgi:application --host 0.0.0.0 --port 8000 --proxy-headers \
-      --workers "${WEB_CONCURRENCY:-$(nproc)}" "$@"
+      --timeout-graceful-shutdown 20 --workers "${WEB_CONCURRENCY:-$(nproc)}" "$@"
     ;;
   worker)
     wait_for_schema
-    exec celery -A nwbportal worker --loglevel INFO "$@"
+    # Gossip and mingle (workers talking to each other) are not used, and only add a failure when
+    # the broker connection comes back. Compose restarts a worker that stops (restart: unless-stopped).
+    exec celery -A nwbportal worker --loglevel INFO --without-gossip --without-mingle "$@"
     ;;
   beat)
     # The schedule file goes to /tmp: the application directory is not writable, and the one
-    # schedule (every 60 s) needs no memory across restarts.
+    # schedule (the recovery, every few seconds) needs no memory across restarts.
     exec celery -A nwbportal beat --loglevel INFO --schedule /tmp/celerybeat-schedule "$@"
     ;;
   manage)

@@ -163,9 +163,17 @@ CONVERSION_SOFT_TIME_LIMIT = env.int("CONVERSION_SOFT_TIME_LIMIT", default=6 * 3
 CONVERSION_TIME_LIMIT = CONVERSION_SOFT_TIME_LIMIT + 300
 VALIDATION_SOFT_TIME_LIMIT = env.int("VALIDATION_SOFT_TIME_LIMIT", default=1800)
 VALIDATION_TIME_LIMIT = VALIDATION_SOFT_TIME_LIMIT + 60
-# A job whose worker has not reported for this long is considered lost (worker killed, machine
-# gone): it is requeued once, then the session is flagged for review.
-JOB_STALL_SECONDS = env.int("JOB_STALL_SECONDS", default=600)
+# A running job marks itself alive every JOB_HEARTBEAT_SECONDS, from a thread of its own; one not
+# marked for JOB_STALL_SECONDS is lost (worker killed, machine gone) and runs again at once, up to
+# JOB_MAX_RUNS runs, then the session is flagged for review. The recovery that finds lost jobs, and
+# sends the jobs the queue never took (conversions.outbox), runs every RECOVERY_INTERVAL_SECONDS: a
+# lost job starts again within JOB_STALL_SECONDS + RECOVERY_INTERVAL_SECONDS.
+JOB_HEARTBEAT_SECONDS = env.float("JOB_HEARTBEAT_SECONDS", default=5.0)
+JOB_STALL_SECONDS = env.int("JOB_STALL_SECONDS", default=30)
+RECOVERY_INTERVAL_SECONDS = env.float("RECOVERY_INTERVAL_SECONDS", default=10.0)
+# How long a running job waits for a database that is out of reach (restarting, failing over) before
+# it gives up a step such as recording that its file is done.
+DATABASE_OUTAGE_SECONDS = env.int("DATABASE_OUTAGE_SECONDS", default=120)
 # A running conversion stores and announces its percent at most this often (and at least every 2 s,
 # its heartbeat): twice a second keeps a bar alive without a write and a notification per chunk.
 PROGRESS_INTERVAL_SECONDS = env.float("PROGRESS_INTERVAL_SECONDS", default=0.5)
@@ -183,8 +191,16 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# When the broker connection drops, running jobs go on (a conversion is not thrown away for a Redis
+# restart); the copies the broker hands out again find their attempt taken and do nothing.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_BEAT_SCHEDULE = {
-    "recover-stalled-jobs": {"task": "conversions.tasks.recover_stalled_jobs", "schedule": 60.0},
+    "recover-stalled-jobs": {
+        "task": "conversions.tasks.recover_stalled_jobs",
+        "schedule": RECOVERY_INTERVAL_SECONDS,
+        # A recovery that waited in the queue longer than its interval is overtaken by the next.
+        "options": {"expires": RECOVERY_INTERVAL_SECONDS},
+    },
     "close-idle-sessions": {"task": "conversions.tasks.close_idle_sessions", "schedule": 600.0},
     # Sessions that entered the admin review queue by themselves (failing, stuck): staff are emailed.
     "sweep-review-queue": {"task": "conversions.tasks.sweep_review_queue", "schedule": 300.0},
@@ -197,7 +213,9 @@ else:
     CELERY_BROKER_URL = REDIS_URL
     # Unacknowledged jobs are redelivered after this; it must exceed the longest time limit, or a
     # long conversion would be handed to a second worker while the first still runs it.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CONVERSION_TIME_LIMIT + 600}
+    # A broker that cannot be reached is given up on within seconds (the outbox sends the job later),
+    # rather than holding a request until the operating system's connect timeout.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CONVERSION_TIME_LIMIT + 600, "socket_connect_timeout": 3}
 
 if EMBEDDED:
     CHANNEL_LAYERS = {"default": {"BACKEND": "nwbportal.embedded.ThreadSafeInMemoryChannelLayer"}}

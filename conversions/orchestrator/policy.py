@@ -1268,10 +1268,10 @@ def _job_lost(view: SessionView, event: JobLost) -> Step:
 def _job_retrying(view: SessionView, event: JobRetrying) -> Step:
     if view.status != Status.CONVERTING or event.attempt != view.memory.attempts:
         return _refuse(view, "")
+    when = "now" if event.delay_s <= 0 else f"in about {_duration(event.delay_s)}"
     text = (
         f"The conversion was interrupted ({event.reason}); that is not a problem with your data, so it "
-        f"starts again by itself in about {_duration(event.delay_s)} (run {event.run} of at most {event.runs}). "
-        "You can cancel at any time."
+        f"starts again by itself {when} (run {event.run} of at most {event.runs}). You can cancel at any time."
     )
     return _step(view, view.status, view.awaiting, replies=[Reply(text=text)])
 

@@ -27,13 +27,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def queued_validations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Every validation sent to the queue, which still runs it."""
     sent: list[int] = []
-    delay = tasks.validate_attempt.delay
+    apply_async = tasks.validate_attempt.apply_async
 
-    def recorded(attempt_id: int) -> Any:
-        sent.append(attempt_id)
-        return delay(attempt_id)
+    def recorded(args: tuple[int], **options: Any) -> Any:
+        sent.append(args[0])
+        return apply_async(args, **options)
 
-    monkeypatch.setattr(tasks.validate_attempt, "delay", recorded)
+    monkeypatch.setattr(tasks.validate_attempt, "apply_async", recorded)
     return sent
 
 

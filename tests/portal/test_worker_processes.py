@@ -5,122 +5,21 @@ These tests skip on a laptop without the services and fail on CI if they would s
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
-from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connection
 
 from conversions.models import ConversionAttempt
 from conversions.nwb.synthetic import write_spikeglx
 from tests.conftest import World, wait_for, wait_for_status
+from tests.portal.processes import WorkerProcess, to_plan, upload_folder
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-ROOT = Path(__file__).resolve().parents[2]
 STALL_SECONDS = 3
-
-
-class WorkerProcess:
-    """`celery -A nwbportal worker` in its own process group, on the test database and a queue of its own."""
-
-    def __init__(self, queue: str, data_root: Path, log: Path, extra_env: dict[str, str] | None = None) -> None:
-        db = connection.settings_dict
-        env = dict(os.environ)
-        env.update(
-            {
-                "DATABASE_URL": (
-                    f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-                ),
-                "REDIS_URL": settings.REDIS_URL,
-                "SECRET_KEY": settings.SECRET_KEY,
-                "DATA_ROOT": str(data_root),
-                "CELERY_QUEUE": queue,
-                **(extra_env or {}),
-            }
-        )
-        self.log = log.open("ab")
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "nwbportal",
-                "worker",
-                "-c",
-                "1",
-                "--pool",
-                "prefork",
-                "--without-gossip",
-                "--without-mingle",
-                "--loglevel",
-                "INFO",
-                "-n",
-                f"{queue}-{time.monotonic_ns()}@%h",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-    def kill(self) -> None:
-        """Like a machine going away: no chance to finish or acknowledge anything."""
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=30)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        self.log.close()
-
-
-@pytest.fixture
-def queue(production_services: None) -> Iterator[str]:
-    from nwbportal.celery import app
-
-    name = f"nwbportal-proc-{os.getpid()}-{time.monotonic_ns()}"
-    previous = app.conf.task_default_queue
-    app.conf.task_default_queue = name
-    yield name
-    app.conf.task_default_queue = previous
-
-
-def _upload_folder(client: Any, session_id: str, folder: Path) -> None:
-    files = sorted(p for p in folder.rglob("*") if p.is_file())
-    response = client.post(
-        f"/api/sessions/{session_id}/files",
-        {
-            "files": [SimpleUploadedFile(p.name, p.read_bytes()) for p in files],
-            "relative_paths": [p.relative_to(folder.parent).as_posix() for p in files],
-        },
-    )
-    assert response.status_code == 201, response.content
-
-
-def _to_plan(client: Any, session_id: str) -> None:
-    wait_for_status(client, session_id, {"awaiting_user_input"}, timeout=120)
-    turn = client.post(
-        f"/api/sessions/{session_id}/messages",
-        {"text": "Jane Smith, MIT, V1 recording, mouse001, mouse, F, P60D"},
-        content_type="application/json",
-    )
-    assert turn.json()["session"]["awaiting"] == "approval", turn.json()["replies"]
 
 
 async def test_progress_reaches_the_websocket_from_a_worker_process(
@@ -140,8 +39,8 @@ async def test_progress_reaches_the_websocket_from_a_worker_process(
             "id"
         ]
         folder = write_spikeglx(tmp_path / "rec", run="live", duration_s=4.0, seed=1)["ap_bin"].parent
-        await sync_to_async(_upload_folder)(client, session_id, folder)
-        await sync_to_async(_to_plan)(client, session_id)
+        await sync_to_async(upload_folder)(client, session_id, folder)
+        await sync_to_async(to_plan)(client, session_id)
 
         communicator = WebsocketCommunicator(
             application,
@@ -179,8 +78,8 @@ def test_a_worker_killed_mid_conversion_does_not_leave_the_session_stuck(
     folder = write_spikeglx(tmp_path / "rec", run="long", duration_s=12.0, seed=2)["ap_bin"].parent
     first = WorkerProcess(queue, data_root, tmp_path / "first.log")
     try:
-        _upload_folder(client, session_id, folder)
-        _to_plan(client, session_id)
+        upload_folder(client, session_id, folder)
+        to_plan(client, session_id)
         client.post(f"/api/sessions/{session_id}/actions", {"action": "approve"}, content_type="application/json")
         wait_for(
             lambda: ConversionAttempt.objects.filter(session_id=session_id, state="running", progress__gt=0).exists(),

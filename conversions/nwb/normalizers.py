@@ -17,6 +17,7 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from .family_first import family_name_first
 from .fields import FIELDS
 
 # --- experimenter --------------------------------------------------------------------------------
@@ -122,6 +123,8 @@ def _last_first(person: str) -> str:
     if _INITIALS.match(words[-1]) and not _INITIALS.match(words[0]):
         # "Smith J" / "Smith JA": family name first, initials after.
         return f"{' '.join(words[:-1])}, {_initials_with_dots(words[-1])}"
+    if family_name_first(words):  # "Zhou Jie", "Sato Kenta", "Kim Ji-woo", "Nguyen Thi Mai"
+        return f"{words[0]}, {' '.join(words[1:])}"
     particles = 1
     while len(words) - particles - 1 >= 1 and words[-particles - 1].lower() in _PARTICLES:
         particles += 1

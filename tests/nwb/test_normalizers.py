@@ -58,6 +58,34 @@ def test_normalize_experimenter(text: str, names: list[str]) -> None:
     assert normalize_experimenter(text) == names
 
 
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        # Family name first, as Chinese, Japanese, Korean and Vietnamese writers often give their own.
+        ("Zhou Jie and Huang Jing", ["Zhou, Jie", "Huang, Jing"]),
+        ("tanaka hiroshi", ["Tanaka, Hiroshi"]),
+        ("Ishikawa Daiki", ["Ishikawa, Daiki"]),
+        ("Kim Ji-woo", ["Kim, Ji-woo"]),
+        ("Chen Yu-Ting", ["Chen, Yu-Ting"]),
+        ("Bui Van Long", ["Bui, Van Long"]),
+        ("Tan Wei Ling", ["Tan, Wei Ling"]),
+        # The same people given name first stay as they are.
+        ("Jie Zhou", ["Zhou, Jie"]),
+        ("Kenta Sato", ["Sato, Kenta"]),
+        ("Ji-woo Kim", ["Kim, Ji-woo"]),
+        ("Wei Ling Tan", ["Tan, Wei Ling"]),
+        # Two common family names: the English order. A name of another language is never turned.
+        ("Yang Liu", ["Liu, Yang"]),
+        ("Lu Santos", ["Santos, Lu"]),
+        ("Abe Simpson", ["Simpson, Abe"]),
+        ("Lee Smith", ["Smith, Lee"]),
+        ("Dong Kim", ["Kim, Dong"]),
+    ],
+)
+def test_names_written_family_name_first(text: str, names: list[str]) -> None:
+    assert normalize_experimenter(text) == names
+
+
 @pytest.mark.parametrize("text", ["Dr.", "", "Smith, Jane, Bob Lee"])
 def test_normalize_experimenter_refuses(text: str) -> None:
     with pytest.raises(ValueError):

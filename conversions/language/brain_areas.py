@@ -33,17 +33,27 @@ _HEADS = (
     # the same in the users' other languages
     "|corteccia|córtex|corteza|kortex|hipocampo|ippocampo|amígdala|amigdala|tálamo|talamo|cerebelo|cervelletto"
     "|estriado|striato|núcleo accumbens|nucleo accumbens|bulbo olfatorio|bulbo olfattivo|bulbe olfactif"
+    "|núcleo|nucleo|noyau|rétine|hippocampe|amygdale|hipotálamo|ipotalamo|hypothalamus|cervelet"
+    "|midollo spinale|médula espinal|medula espinhal|moelle épinière|lobula|lóbula|bulbo olfativo"
 )
 # Latin words that follow a head: "nidopallium caudolaterale", "substantia nigra pars compacta", "nucleus
 # magnocellularis".
-_AFTER_HEAD = (
-    r"(?:\s(?:pars\s[a-z]+|caudolaterale|caudomediale|interpositus|basalis|ambiguus|shell|core|proper"
-    r"|internus|externus|interna|externa"
-    # adjectives that follow the noun in French, Spanish, Italian, Portuguese: "cortex visuel", "corteza motora"
+_AFTER_WORD = (
+    r"(?:pars\s[a-z]+|caudolaterale|caudomediale|interpositus|basalis|ambiguus|shell|core|proper"
+    r"|internus|externus|interna|externa|dentatus"
+    # adjectives that follow the noun in French, Spanish, Italian, Portuguese: "cortex visuel", "corteza motora",
+    # "corteccia prefrontale mediale", "núcleo central"
     r"|visuel|visuelle|moteur|motrice|auditif|somatosensoriel|préfrontal|visiva|visivo|motoria|uditiva|prefrontale"
-    r"|visual|motora|auditiva|somatosensorial|pré-frontal|prefrontal|dorsal|ventral|à\stonneaux|a\sbarile"
-    r"|[a-z]{5,}(?:aris|alis|ensis|atus|ata|ium)))?"
+    r"|visual|motora|auditiva|somatosensorial|somatossensorial|somatosensoriale|pré-frontal|prefrontal|dorsal"
+    r"|ventral|dorsale|ventrale|medial|mediale|médian|latéral|lateral|laterale|antérieur|anterior|anteriore"
+    r"|postérieur|posterior|posteriore|primaire|primario|primaria|primário|orbitofrontal|orbitofrontale"
+    r"|entorhinal|entorrinal|entorinale|cingulaire|cingulado|cingolato|insulare|pariétal|parietal|parietale"
+    r"|temporal|temporale|frontal|frontale|occipital|occipitale|motore|motor|uditivo|auditivo|central|centrale"
+    r"|basolatéral|basolateral|basolaterale|piriforme|olfactif|olfativo|olfattivo|spinale|espinal"
+    r"|à\stonneaux|a\sbarile"
+    r"|[a-z]{4,}(?:aris|alis|ensis|atus|ata|ium))"
 )
+_AFTER_HEAD = rf"(?:\s{_AFTER_WORD}){{0,2}}"
 # Modifiers not in the list above that read as anatomy by their ending ("inferotemporal", "sensorimotor",
 # "stomatogastric", "interpositus"), except common words with those endings.
 _ANY_MODIFIER = (
@@ -67,21 +77,37 @@ _MODIFIERS = (
     "|postcentral|ectorhinal|agranular|granular|whisker|trigeminal|auditory nerve|IT|abdominal|sciatic|vagus|vagal"
     "|basal|ventricular|median|optic nerve|visual thalamus|auditory thalamus"
 )
+# German adjectives, inflected, before the noun: "im medialen präfrontalen Kortex", "des motorischen Kortex".
+_GERMAN_MODIFIER = r"[a-zäöü]{3,}(?:isch|al|ell|är|or|iv)(?:e|en|er|es|em)"
 _AREA = (
-    rf"(?:(?:{_MODIFIERS}|{_ANY_MODIFIER})[\s-]){{0,3}}(?:{_HEADS}){_AFTER_HEAD}(?:\s(?:{'|'.join(sorted(_ABBREVIATIONS))}))?"
+    rf"(?:(?:{_MODIFIERS}|{_ANY_MODIFIER}|{_GERMAN_MODIFIER})[\s-]){{0,3}}(?:{_HEADS}){_AFTER_HEAD}(?:\s(?:{'|'.join(sorted(_ABBREVIATIONS))}))?"
     rf"|(?:area|region|layer)\s(?:{'|'.join(sorted(_ABBREVIATIONS))})"
 )
 _AREA_RE = re.compile(rf"(?<![\w-])(?:{_AREA})(?![\w-])", re.IGNORECASE)
 _ABBREVIATION_ALTERNATIVES = "|".join(sorted(_ABBREVIATIONS, key=len, reverse=True))
 _ABBREVIATION_RE = re.compile(
-    rf"(?<![\w/-])(?:(?:dorsal|ventral|left|right|medial|lateral)\s)?(?:{_ABBREVIATION_ALTERNATIVES})"
+    rf"(?<![\w/-])(?:(?:dorsal|ventral|left|right|medial|lateral|hippocampal)\s)?(?:{_ABBREVIATION_ALTERNATIVES})"
     rf"(?:\s(?:core|shell))?(?![\w/-])"
 )
 _JOINED_RE = re.compile(r"\s{0,2}(?:and|&|\+|,)\s{0,2}|\s", re.IGNORECASE)  # "spinal cord dorsal horn" too
 # A single head word before "cells" names a cell type ("retinal ganglion cells"), not an area.
 _CELL_TYPE_AFTER = re.compile(r"\s(?:cells?|neurons?)\b", re.IGNORECASE)
 # Words that make a head noun something else than an area: "nucleus" of a cell, a "body" weight.
-_NOT_AREAS = frozenset({"cell body", "body weight", "body mass", "nucleus", "nuclei", "body", "complex", "cord"})
+_NOT_AREAS = frozenset(
+    {
+        "cell body",
+        "body weight",
+        "body mass",
+        "nucleus",
+        "nuclei",
+        "body",
+        "complex",
+        "cord",
+        "núcleo",
+        "nucleo",
+        "noyau",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -103,7 +129,7 @@ def brain_area(text: str) -> AreaMention | None:
         else:
             break
     of_the = _OF_THE_RE.match(text, end)
-    if of_the and (inner := _AREA_RE.match(text, of_the.end())) and text[start:end].lower().split()[-1] in _OF_HEADS:
+    if of_the and (inner := _AREA_RE.match(text, of_the.end())) and _OF_HEADS & set(text[start:end].lower().split()):
         end = (
             inner.end()
         )  # "paraventricular nucleus of the hypothalamus", "central nucleus of the anterior arcopallium"
@@ -113,8 +139,13 @@ def brain_area(text: str) -> AreaMention | None:
     return AreaMention(start, end, text[start:end])
 
 
-_OF_THE_RE = re.compile(r"\sof\s(?:the\s)?(?=\w)", re.IGNORECASE)
-_OF_HEADS = frozenset({"nucleus", "nuclei", "complex", "formation", "body", "ganglion", "lobe", "field"})
+# "X of the Y", and the same in French, Spanish, Italian, Portuguese: "núcleo central de la amígdala".
+_OF_THE_RE = re.compile(
+    r"\s(?:of\s(?:the\s)?|de\sla\s|de\sl'|del\s|della\s|dell'|do\s|da\s|du\s|des\s|de\s)(?=\w)", re.IGNORECASE
+)
+_OF_HEADS = frozenset(
+    {"nucleus", "nuclei", "complex", "formation", "body", "ganglion", "lobe", "field", "núcleo", "nucleo", "noyau"}
+)
 _NAMED_BY_ABBREVIATION_RE = re.compile(r"(?i:area|region|nucleus)\s(?P<name>[A-Z][A-Za-z]+\d?|[A-Z]\d)")
 
 

@@ -697,6 +697,16 @@ LOCATIONS: list[Row] = [
     ),
     ("LFP in Area X of zebra finches", ASKED_FIRST, {"location": "Area X"}),
     ("hook electrodes on the ventral nerve cord of crayfish", ASKED_FIRST, {"location": "ventral nerve cord"}),
+    # Areas in the users' other languages: adjectives after the noun, inflected before it, "de la".
+    (
+        "Experimento: registros de patch clamp en el núcleo basolateral de la amígdala de ratas.",
+        ASKED_FIRST,
+        {"location": "núcleo basolateral de la amígdala"},
+    ),
+    ("imaging della corteccia visiva primaria nel topo", ASKED_FIRST, {"location": "corteccia visiva primaria"}),
+    ("Ableitungen im entorhinalen Kortex von Ratten", ASKED_FIRST, {"location": "entorhinalen Kortex"}),
+    ("tétrodes dans le cortex entorhinal médian du rat", ASKED_FIRST, {"location": "cortex entorhinal médian"}),
+    ("miniscope imaging of hippocampal CA3 in mice", ASKED_FIRST, {"location": "hippocampal CA3"}),
 ]
 
 # --- remarks, complaints and questions are answered, not stored --------------------------------

@@ -651,10 +651,10 @@ def _in_plain_words(
     )
 
 
-def recover_stalled_jobs(*, stall_seconds: int | None = None, everything: bool = False) -> int:
+def recover_stalled_jobs(*, stall_seconds: int | None = None, everything: bool = False, on_start: bool = False) -> int:
     """Hand the queue the jobs it never took or lost (conversions.outbox); find jobs whose worker
     vanished and run them again, up to JOB_MAX_RUNS runs, then flag the session. Runs every
-    RECOVERY_INTERVAL_SECONDS (celery beat), and when a worker starts.
+    RECOVERY_INTERVAL_SECONDS (celery beat), and when a worker starts (`on_start`).
 
     `everything`: this process just started with an in-memory broker (embedded mode), so every job
     that was running is known to be lost, however recent.
@@ -663,7 +663,8 @@ def recover_stalled_jobs(*, stall_seconds: int | None = None, everything: bool =
     now = timezone.now()
     cutoff = now - timedelta(seconds=stall)
     recovered = outbox.flush()
-    if not everything and _recovery_was_away(now, stall):
+    # A worker that starts judges at once: it is likely there because another stopped.
+    if _recovery_was_away(now, stall) and not (everything or on_start):
         # The recovery itself could not run for longer than a job may stay silent (the database or
         # the broker was out of reach, or nothing was running): the jobs could not mark themselves
         # alive either. They get one stall time to do so before any is judged lost.

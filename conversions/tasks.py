@@ -39,8 +39,8 @@ def validate_attempt(attempt_id: int) -> None:
 
 
 @shared_task(acks_late=True, soft_time_limit=60, time_limit=90)
-def recover_stalled_jobs() -> int:
-    return jobs.recover_stalled_jobs()
+def recover_stalled_jobs(*, on_start: bool = False) -> int:
+    return jobs.recover_stalled_jobs(on_start=on_start)
 
 
 @shared_task(acks_late=True, soft_time_limit=120, time_limit=180)
@@ -74,7 +74,7 @@ def _on_worker_ready(**_: object) -> None:
     # picks up what the crashed one left (heartbeat-based, so jobs still running on other workers
     # are left alone).
     if not settings.EMBEDDED:
-        recover_stalled_jobs.delay()
+        recover_stalled_jobs.delay(on_start=True)
 
 
 @shared_task(acks_late=True, soft_time_limit=60, time_limit=90)

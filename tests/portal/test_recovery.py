@@ -64,6 +64,30 @@ def test_a_first_loss_is_run_again_and_the_user_is_told(
     assert attempt.deliveries == 2
 
 
+def test_after_a_gap_the_recovery_gives_running_jobs_a_round_to_report(live_world: World) -> None:
+    """The recovery could not run for a while (the database was out of reach): neither could the
+    jobs mark themselves alive, so none is judged lost before it had one more round to do so. A
+    worker that starts judges at once: it is likely there because another one stopped."""
+    from conversions.models import Housekeeping
+
+    def told(session: ConversionSession) -> bool:
+        return session.messages.filter(text__contains="interrupted").exists()
+
+    session, attempt = _converting(live_world, deliveries=1, minutes_silent=30)
+    Housekeeping.objects.create(name="recover_stalled_jobs", last_run=timezone.now() - timedelta(minutes=10))
+    assert recover_stalled_jobs(stall_seconds=60) == 0
+    attempt.refresh_from_db()
+    assert attempt.state == "running" and attempt.deliveries == 1 and not told(session)
+    # The next round: still silent, so lost, and run again (a worker may have taken it already).
+    assert recover_stalled_jobs(stall_seconds=60) == 1
+    assert told(session)
+
+    other_session, _ = _converting(live_world, deliveries=1, minutes_silent=30)
+    Housekeeping.objects.filter(name="recover_stalled_jobs").update(last_run=timezone.now() - timedelta(minutes=10))
+    assert recover_stalled_jobs(stall_seconds=60, on_start=True) == 1
+    assert told(other_session)
+
+
 @pytest.mark.parametrize(("run", "seconds"), [(2, 30), (3, 60), (4, 120)])
 def test_runs_again_wait_twice_as_long_each_time(settings: Any, run: int, seconds: int) -> None:
     from conversions.jobs import retry_delay_s

@@ -31,6 +31,7 @@ from conversions.nwb.normalizers import (
     normalize_sex,
     normalize_species,
     normalize_subject_id,
+    unfit_characters,
 )
 
 TEXT_LIMIT = 200
@@ -130,6 +131,8 @@ def clean_keywords(value: str | Iterable[str]) -> list[str]:
     items = re.split(r"[,;\n]", value) if isinstance(value, str) else list(value)
     unique: dict[str, str] = {}
     for item in items:
+        if (problem := unfit_characters(str(item).strip())) is not None:
+            raise ValueError(f"The keyword “{_shown(item)}” {problem}.")
         word = " ".join(str(item).split())
         if len(word) > TEXT_LIMIT:
             raise ValueError(f"“{word[:40]}…” is longer than {TEXT_LIMIT} characters; keywords are short.")
@@ -145,6 +148,8 @@ def clean_experimenters(value: str | Iterable[str]) -> list[str]:
     for line in lines:
         if not line.strip():
             continue
+        if (problem := unfit_characters(line.strip())) is not None:
+            raise ValueError(f"“{_shown(line)}” {problem}.")
         try:
             names.extend(normalize_experimenter(line))
         except ValueError as error:
@@ -153,7 +158,11 @@ def clean_experimenters(value: str | Iterable[str]) -> list[str]:
 
 
 def _text(value: Any) -> str:
-    text = " ".join(str(value or "").split())
+    """A short value (a name, an id, a place) on one line, without markup or control characters."""
+    raw = str(value or "")
+    if (problem := unfit_characters(raw.strip())) is not None:
+        raise ValueError(f"This {problem}; give it as plain text.")
+    text = " ".join(raw.split())
     if len(text) > TEXT_LIMIT:
         raise ValueError(f"Keep it under {TEXT_LIMIT} characters (this is {len(text)}).")
     return text
@@ -248,7 +257,16 @@ def _date_of_birth(value: Any) -> date | None:
 
 
 def _description(value: Any) -> str:
-    return str(value or "").strip()
+    text = str(value or "").strip()
+    if (problem := unfit_characters(text, lines=True, markup=True)) is not None:
+        raise ValueError(f"This {problem}.")
+    return text
+
+
+def _shown(text: Any) -> str:
+    """A refused value as an answer can quote it: printable, and short."""
+    printable = "".join(char if char.isprintable() else "\N{REPLACEMENT CHARACTER}" for char in str(text).strip())
+    return printable[:40] + ("…" if len(printable) > 40 else "")
 
 
 _SUBJECT_CLEANERS = {

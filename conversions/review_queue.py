@@ -342,6 +342,7 @@ def notify_staff(session_id: uuid.UUID | str, *, now: datetime | None = None) ->
         return False
     reasons = reasons_of(session, now=now)
     subject = f"[nwbportal] Conversion needs review: {session} ({', '.join(r.label.lower() for r in reasons)})"
+    subject = " ".join(subject.split())  # a header is one line, whatever a title held before titles were checked
     try:
         send_mail(subject, _email_body(session, reasons), None, recipients)
     except Exception:

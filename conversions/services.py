@@ -36,7 +36,7 @@ from conversions.models import (
     SourceFile,
 )
 from conversions.nwb.fields import FIELDS
-from conversions.nwb.normalizers import normalize_field
+from conversions.nwb.normalizers import normalize_field, unfit_characters
 from conversions.orchestrator import policy
 from conversions.orchestrator.state import (
     CancelJobs,
@@ -114,6 +114,8 @@ def create_session(*, user: AbstractBaseUser, lab_id: int | None = None, title: 
             "Ask a portal admin to add you to your lab."
         )
     lab: Lab = membership.lab
+    if (problem := unfit_characters(title.strip())) is not None:
+        raise BadRequest(f"The title {problem}; give it as plain text on one line.")
     with transaction.atomic():
         session = ConversionSession.objects.create(
             owner=user, lab=lab, title=title.strip()[:200], timezone=lab.timezone, state=Memory().model_dump()

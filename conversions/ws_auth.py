@@ -15,10 +15,13 @@ from django.conf import settings
 from django.http.request import validate_host
 
 from conversions.models import ApiToken
+from nwbportal.middleware import unstorable_character
 
 
 @database_sync_to_async
 def _user_for_token(key: str) -> Any:
+    if unstorable_character(key):  # no token has one; the database could not even be asked
+        return None
     token = ApiToken.objects.select_related("user").filter(key=key).first()
     return token.user if token and token.user.is_active else None
 

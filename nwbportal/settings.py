@@ -58,6 +58,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A NUL or a lone surrogate in any field is answered with 400, never stored (nwbportal/middleware.py).
+    "nwbportal.middleware.RefuseUnstorableText",
 ]
 
 ROOT_URLCONF = "nwbportal.urls"

@@ -1031,12 +1031,41 @@ _NORMALIZERS: dict[str, Callable[[str], Any]] = {
 }
 
 
+# Fields of a few words (names, ids, places), which never hold markup, a line break or a control
+# character; the others are free text, which may run over several lines. Experimenters may be given
+# one a line.
+_FREE_TEXT_FIELDS = frozenset({"experiment_description", "session_description", "keywords"})
+_LINES_ALLOWED = _FREE_TEXT_FIELDS | {"experimenter"}
+# An HTML or XML tag: "<b>", "</i>", "<script", "<!--". A lone "<" or ">" is text ("GAL4>UAS-GCaMP").
+_MARKUP = re.compile(r"<\s*/?\s*[A-Za-z!?]")
+# Characters that change how the text around them is shown, without being seen: bidirectional
+# overrides and isolates, which can make "evil.exe" read as "exe.live".
+_INVISIBLE_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def unfit_characters(raw: str, *, lines: bool = False, markup: bool = False) -> str | None:
+    """Why `raw` cannot be stored as typed, or None: a control character (line breaks and tabs only
+    where `lines`), or markup (unless `markup`: free text may say "<5 Hz" or quote a tag)."""
+    for char in raw:
+        allowed_space = lines and char in "\n\r\t"
+        if (unicodedata.category(char) == "Cc" and not allowed_space) or char in _INVISIBLE_CONTROLS:
+            shown = "a line break" if char in "\n\r" else f"the control character U+{ord(char):04X}"
+            return f"contains {shown}, which this field does not take"
+    tag = None if markup else _MARKUP.search(raw)
+    if tag is not None:
+        return f"contains markup (“{tag.group()}…”), which this field does not take"
+    return None
+
+
 def normalize_field(name: str, raw: str, *, timezone: str = "UTC") -> Any:
     """The value of field `name` (see `fields.py`) in NWB's form; ValueError says what to give instead."""
     if name not in FIELDS:
         raise KeyError(f"unknown metadata field {name!r}")
     if not raw or not raw.strip():
         raise ValueError(f"The {FIELDS[name].label} is empty; give it, e.g. {FIELDS[name].example}.")
+    problem = unfit_characters(raw.strip(), lines=name in _LINES_ALLOWED, markup=name in _FREE_TEXT_FIELDS)
+    if problem is not None:
+        raise ValueError(f"The {FIELDS[name].label} {problem}; give it as plain text, e.g. {FIELDS[name].example}.")
     if name == "session_start_time":
         return normalize_datetime(raw, timezone)
     return _NORMALIZERS.get(name, _free_text)(raw)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -84,6 +85,35 @@ def test_normalize_experimenter(text: str, names: list[str]) -> None:
 )
 def test_names_written_family_name_first(text: str, names: list[str]) -> None:
     assert normalize_experimenter(text) == names
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "why"),
+    [
+        ("experimenter", "Jane <b>Smith</b>", "markup"),
+        ("subject_id", "<script>alert(1)</script>", "markup"),
+        ("institution", "MIT<!-- note -->", "markup"),
+        ("subject_id", "M1\x07", "U+0007"),
+        ("lab", "Harris\nlab", "line break"),
+        ("institution", "MIT\u202e", "U+202E"),  # a right-to-left override: shows the text reversed
+        ("experiment_description", "V1\x1b[31m recording", "U+001B"),
+    ],
+)
+def test_short_fields_refuse_markup_and_control_characters(name: str, raw: str, why: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(why)):
+        normalize_field(name, raw)
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "value"),
+    [
+        ("strain", "R60D05-GAL4>UAS-GCaMP7f", "R60D05-GAL4>UAS-GCaMP7f"),  # a fly cross: ">" is text
+        ("experiment_description", "LFP below <5 Hz\nin two lines", "LFP below <5 Hz\nin two lines"),
+        ("experimenter", "Smith, Jane\nLee, Bob", ["Smith, Jane", "Lee, Bob"]),  # one a line, as the panel takes them
+    ],
+)
+def test_text_that_only_looks_like_markup_is_kept(name: str, raw: str, value: Any) -> None:
+    assert normalize_field(name, raw) == value
 
 
 @pytest.mark.parametrize("text", ["Dr.", "", "Smith, Jane, Bob Lee"])

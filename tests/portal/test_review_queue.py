@@ -226,6 +226,20 @@ def test_the_queue_is_oldest_first_and_filters_by_reason_and_lab(world: World) -
 
 
 @pytest.mark.django_db
+def test_a_title_stored_with_a_line_break_does_not_stop_the_email(world: World, mailoutbox: list[Any]) -> None:
+    """Titles are refused with a line break now; one stored before could break the e-mail's header
+    (BadHeaderError), and staff were never told."""
+    _staff_with_email(world)
+    session = _session(world, title="first line")
+    ConversionSession.objects.filter(id=session.id).update(title="first line\nsecond line")
+    _failed(session, 1)
+    _failed(session, 2)
+    assert review_queue.sweep() == 1
+    (email,) = mailoutbox
+    assert "first line second line" in email.subject and "\n" not in email.subject
+
+
+@pytest.mark.django_db
 def test_the_sweep_emails_staff_once_per_entry_into_the_queue(world: World, mailoutbox: list[Any]) -> None:
     _staff_with_email(world)
     from django.contrib.auth import get_user_model

@@ -52,7 +52,52 @@ class TokenAuth:
         return token.user
 
 
-api = NinjaAPI(
+class _PortalAPI(NinjaAPI):
+    """The API, whose OpenAPI document lists every answer a client can get: besides each operation's
+    own, 401 where a token or a login is needed, 400 for a request that cannot be read or holds a
+    character that cannot be stored (nwbportal.middleware), and 422
+    for a request that does not fit the schema (ninja's validation, with the fields that failed)."""
+
+    def get_openapi_schema(self, **kwargs: Any) -> Any:
+        schema = super().get_openapi_schema(**kwargs)
+        for operations in schema["paths"].values():
+            for operation in operations.values():
+                responses = operation.setdefault("responses", {})
+                responses.setdefault("422", _VALIDATION_ERROR)
+                responses.setdefault("400", _UNREADABLE)
+                if operation.get("security"):
+                    responses.setdefault("401", _UNAUTHORIZED)
+        return schema
+
+
+_VALIDATION_ERROR = {
+    "description": "The request does not fit the schema: `detail` lists each field that does not, and why.",
+    "content": {"application/json": {"schema": {"type": "object", "properties": {"detail": {"type": "array"}}}}},
+}
+_UNREADABLE = {
+    "description": "The body cannot be read (not JSON, or not the form it says it is), or a field holds a "
+    "character that cannot be stored (NUL, a lone surrogate): `detail` says which.",
+    "content": {"application/json": {"schema": {"type": "object", "properties": {"detail": {"type": "string"}}}}},
+}
+_UNAUTHORIZED = {
+    "description": "No valid token (`Authorization: Token <key>`) and no login.",
+    "content": {"application/json": {"schema": {"type": "object", "properties": {"detail": {"type": "string"}}}}},
+}
+
+
+def binary_answer(description: str, content_type: str) -> dict[str, Any]:
+    """The OpenAPI entry of an operation that answers with a file rather than JSON."""
+    return {
+        "responses": {
+            "200": {
+                "description": description,
+                "content": {content_type: {"schema": {"type": "string", "format": "binary"}}},
+            }
+        }
+    }
+
+
+api = _PortalAPI(
     title="nwbportal",
     version="1",
     description="Convert neurophysiology recordings to DANDI-ready NWB files by conversation.",
@@ -423,7 +468,12 @@ def perform_action(request: HttpRequest, session_id: uuid.UUID, payload: ActionI
     return _turn(turn)
 
 
-@api.get("/sessions/{session_id}/output", response={404: ErrorOut}, url_name="session_output")
+@api.get(
+    "/sessions/{session_id}/output",
+    response={404: ErrorOut},
+    url_name="session_output",
+    openapi_extra=binary_answer("The NWB file of the latest (or the given) successful attempt", "application/x-hdf5"),
+)
 def download_output(request: HttpRequest, session_id: uuid.UUID, attempt: int | None = None) -> FileResponse:
     session = services.get_session(request.user, session_id)
     attempts = session.attempts.filter(state=ConversionAttempt.State.SUCCEEDED)
@@ -436,7 +486,12 @@ def download_output(request: HttpRequest, session_id: uuid.UUID, attempt: int | 
     return FileDownload(path.open("rb"), as_attachment=True, filename=path.name, content_type="application/x-hdf5")
 
 
-@api.get("/sessions/{session_id}/previews/{number}/file", response={404: ErrorOut}, url_name="session_preview")
+@api.get(
+    "/sessions/{session_id}/previews/{number}/file",
+    response={404: ErrorOut},
+    url_name="session_preview",
+    openapi_extra=binary_answer("The preview's stub NWB file", "application/x-hdf5"),
+)
 def download_preview(request: HttpRequest, session_id: uuid.UUID, number: int) -> FileResponse:
     """A preview's stub NWB file: the first seconds only, never validated, never the result."""
     session = services.get_session(request.user, session_id)

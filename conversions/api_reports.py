@@ -12,7 +12,7 @@ from django.utils.text import slugify
 from ninja import Router
 
 from conversions import services
-from conversions.api import ErrorOut, api
+from conversions.api import ErrorOut, api, binary_answer
 from conversions.errors import BadRequest, NotFound, StorageProblem
 from conversions.models import ConversionAttempt, ConversionSession, Preview
 from conversions.nwb.plot import DEFAULT_SECONDS, MAX_SECONDS, NothingToPlot, plot_nwb
@@ -49,7 +49,12 @@ def report_json(request: HttpRequest, session_id: uuid.UUID, download: bool = Fa
     return response
 
 
-@router.get("/sessions/{session_id}/report.html", response={404: ErrorOut}, url_name="session_report_html")
+@router.get(
+    "/sessions/{session_id}/report.html",
+    response={404: ErrorOut},
+    url_name="session_report_html",
+    openapi_extra=binary_answer("The report as a self-contained HTML page", "text/html"),
+)
 def report_html(request: HttpRequest, session_id: uuid.UUID, download: bool = False) -> HttpResponse:
     """The same report as a self-contained page to read, print or keep (`?download=1`)."""
     session = services.get_session(request.user, session_id)
@@ -82,6 +87,7 @@ def attempt_tree(request: HttpRequest, session_id: uuid.UUID, number: int) -> Ht
     "/sessions/{session_id}/attempts/{number}/plot.svg",
     response={400: ErrorOut, 404: ErrorOut, 503: ErrorOut},
     url_name="session_attempt_plot",
+    openapi_extra=binary_answer("An SVG drawing of the file's first seconds", "image/svg+xml"),
 )
 def attempt_plot(
     request: HttpRequest,
@@ -109,6 +115,7 @@ def preview_tree(request: HttpRequest, session_id: uuid.UUID, number: int) -> Ht
     "/sessions/{session_id}/previews/{number}/plot.svg",
     response={400: ErrorOut, 404: ErrorOut, 503: ErrorOut},
     url_name="session_preview_plot",
+    openapi_extra=binary_answer("An SVG drawing of the preview's first seconds", "image/svg+xml"),
 )
 def preview_plot(
     request: HttpRequest,

@@ -408,9 +408,28 @@ def create_session(request: HttpRequest, payload: SessionIn | None = None) -> St
     return Status(201, session_detail(session))
 
 
+class Page(Schema):
+    """Which part of a list to send: a list is sent a page at a time."""
+
+    limit: int = Field(100, ge=1, le=500, description="How many to send (at most 500)")
+    offset: int = Field(0, ge=0, description="How many to skip")
+
+
 @api.get("/sessions", response=list[SessionSummaryOut], url_name="sessions_list")
-def list_sessions(request: HttpRequest, filters: Query[SessionFilters]) -> list[dict[str, Any]]:
-    return [_summary(s) for s in filters.apply(services.sessions_visible_to(request.user))]
+def list_sessions(
+    request: HttpRequest, filters: Query[SessionFilters], page: Query[Page], response: HttpResponse
+) -> list[dict[str, Any]]:
+    """The sessions you may see, newest change first, a page at a time: `X-Total-Count` says how many
+    there are in all, and `Link` gives the next page while there is one."""
+    listed = filters.apply(services.sessions_visible_to(request.user)).order_by("-updated", "-created", "id")
+    total = listed.count()
+    response["X-Total-Count"] = str(total)
+    if page.offset + page.limit < total:
+        following = request.GET.copy()
+        following["offset"] = str(page.offset + page.limit)
+        following["limit"] = str(page.limit)
+        response["Link"] = f'<{request.path}?{following.urlencode()}>; rel="next"'
+    return [_summary(s) for s in listed[page.offset : page.offset + page.limit]]
 
 
 @api.get("/sessions/{session_id}", response={200: SessionOut, 404: ErrorOut}, url_name="session_detail")
@@ -420,7 +439,7 @@ def get_session(request: HttpRequest, session_id: uuid.UUID) -> dict[str, Any]:
 
 @api.post(
     "/sessions/{session_id}/files",
-    response={201: SessionOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut, 503: ErrorOut},
+    response={201: SessionOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut, 503: ErrorOut, 507: ErrorOut},
     url_name="session_files",
 )
 def upload_files(

@@ -91,7 +91,7 @@ def _uploads(session: ConversionSession, *, detection_started: bool = False) -> 
 
 @router.post(
     "/sessions/{session_id}/uploads",
-    response={201: UploadsOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut, 503: ErrorOut},
+    response={201: UploadsOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut, 503: ErrorOut, 507: ErrorOut},
     url_name="session_uploads",
 )
 def declare_uploads(request: HttpRequest, session_id: uuid.UUID, payload: DeclarationIn) -> Status[dict[str, Any]]:
@@ -111,7 +111,15 @@ def list_uploads(request: HttpRequest, session_id: uuid.UUID) -> dict[str, Any]:
 
 @router.put(
     "/sessions/{session_id}/uploads/{path:relative_path}",
-    response={200: PieceOut, 400: ErrorOut, 404: ErrorOut, 409: PieceConflictOut, 413: ErrorOut, 503: ErrorOut},
+    response={
+        200: PieceOut,
+        400: ErrorOut,
+        404: ErrorOut,
+        409: PieceConflictOut,
+        413: ErrorOut,
+        503: ErrorOut,
+        507: ErrorOut,
+    },
     url_name="session_upload_piece",
 )
 def send_piece(request: HttpRequest, session_id: uuid.UUID, relative_path: str, offset: int) -> Any:
@@ -168,7 +176,15 @@ def browse_storage(request: HttpRequest, lab_id: int, path: str = "") -> dict[st
 
 @router.post(
     "/sessions/{session_id}/storage-imports",
-    response={201: SessionOut, 400: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 503: ErrorOut},
+    response={
+        201: SessionOut,
+        400: ErrorOut,
+        403: ErrorOut,
+        404: ErrorOut,
+        409: ErrorOut,
+        503: ErrorOut,
+        507: ErrorOut,
+    },
     url_name="session_storage_import",
 )
 def import_from_storage(request: HttpRequest, session_id: uuid.UUID, payload: ImportIn) -> Status[dict[str, Any]]:

@@ -25,6 +25,7 @@ from django.db.models import QuerySet
 from conversions.errors import BadRequest, Conflict, NotFound, PortalError
 from conversions.models import AuditEvent, Lab, Membership, Subject
 from conversions.nwb.normalizers import (
+    MAX_KEYWORDS,
     normalize_date,
     normalize_experimenter,
     normalize_institution,
@@ -35,6 +36,8 @@ from conversions.nwb.normalizers import (
 )
 
 TEXT_LIMIT = 200
+# The lab's experimenters are offered in every new session; a list this long is already a directory.
+MAX_EXPERIMENTERS = 100
 # The lab's own settings a manager may change. `data_root` is not among them: it opens a folder of
 # the portal's server, which only portal admins decide.
 SETTINGS_FIELDS = ("institution", "lab_name", "timezone", "keywords", "experimenters", "llm_consent")
@@ -138,6 +141,8 @@ def clean_keywords(value: str | Iterable[str]) -> list[str]:
             raise ValueError(f"“{word[:40]}…” is longer than {TEXT_LIMIT} characters; keywords are short.")
         if word:
             unique.setdefault(word.lower(), word)
+    if len(unique) > MAX_KEYWORDS:
+        raise ValueError(f"That is {len(unique)} keywords; give at most {MAX_KEYWORDS}, the ones that best find it.")
     return list(unique.values())
 
 
@@ -154,7 +159,10 @@ def clean_experimenters(value: str | Iterable[str]) -> list[str]:
             names.extend(normalize_experimenter(line))
         except ValueError as error:
             raise ValueError(f"“{line.strip()}”: {error}") from None
-    return list(dict.fromkeys(names))
+    names = list(dict.fromkeys(names))
+    if len(names) > MAX_EXPERIMENTERS:
+        raise ValueError(f"That is {len(names)} people; a lab lists at most {MAX_EXPERIMENTERS} who record.")
+    return names
 
 
 def _text(value: Any) -> str:

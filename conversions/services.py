@@ -6,6 +6,7 @@ function) for the next step, stores the step, and enqueues work only once the tr
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import uuid
 from collections.abc import Iterable, Sequence
@@ -20,7 +21,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from conversions import notify, outbox, registry
-from conversions.errors import BadRequest, Conflict, NotFound, StorageProblem
+from conversions.errors import BadRequest, Conflict, NotFound, StorageProblem, storing_failed
 from conversions.language import llm
 from conversions.language.rules import Intent, ParsedMessage, parse_message
 from conversions.models import (
@@ -191,22 +192,20 @@ def add_files(
     stored: list[SourceFile] = []
     for upload, relative in zip(uploads, paths, strict=True):
         target = root.joinpath(*relative.parts)
-        target.parent.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(f".{target.name}.partial")
         size = 0
         try:
+            target.parent.mkdir(parents=True, exist_ok=True)  # fails where a file has the folder's name
             with open(partial, "wb") as out:
                 for chunk in upload.chunks():
                     out.write(chunk)
                     size += len(chunk)
             partial.replace(target)
         except OSError as exc:
-            partial.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):  # its folder may be what failed
+                partial.unlink(missing_ok=True)
             logger.exception("could not store %s for session %s", relative, session.id)
-            raise StorageProblem(
-                f"The server could not store {relative.name} ({exc.strerror or 'storage error'}). Files "
-                "received before it are kept; try again later or tell the portal's admins.",
-            ) from exc
+            raise storing_failed(relative.as_posix(), exc, kept="Files received before it are kept.") from exc
         source_file, _ = SourceFile.objects.update_or_create(
             session=session, relative_path=relative.as_posix(), defaults={"size_bytes": size}
         )

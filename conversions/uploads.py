@@ -16,7 +16,6 @@ inside the root; a file is checked again once opened, so a link swapped in betwe
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import hashlib
 import logging
@@ -34,7 +33,15 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from conversions import services
-from conversions.errors import BadRequest, Conflict, NotFound, PortalError, StorageProblem
+from conversions.errors import (
+    BadRequest,
+    Conflict,
+    InsufficientStorage,
+    NotFound,
+    PortalError,
+    StorageProblem,
+    storing_failed,
+)
 from conversions.models import AuditEvent, ConversionSession, Lab, Membership, PendingUpload, SourceFile
 
 logger = logging.getLogger(__name__)
@@ -141,7 +148,7 @@ def declare_uploads(
             missing += size - (row.received_bytes if row is not None and row.size_bytes == size else 0)
         free = _free_bytes(session)
         if missing > free:
-            raise StorageProblem(
+            raise InsufficientStorage(
                 f"The server has {_size(free)} free and these files need {_size(missing)} more. Nothing was "
                 "received; tell the portal's admins, or send fewer files."
             )
@@ -285,6 +292,9 @@ def _write_piece(
                     f"This piece goes past the end of {relative.name}: it was declared with "
                     f"{pending.size_bytes} bytes. Declare it again with its real size."
                 )
+            if written > piece_bytes():  # sent without a Content-Length (chunked), so only counted here
+                handle.truncate(offset)
+                raise PieceTooLarge(f"A piece may hold at most {piece_bytes()} bytes; this one has more.")
             handle.write(chunk)
         handle.flush()
     except OSError as exc:
@@ -347,21 +357,9 @@ def discard_upload(*, session: ConversionSession, user: AbstractBaseUser, relati
     return _finish(session, user)
 
 
-def _storage_problem(relative_path: str, exc: OSError) -> StorageProblem:
+def _storage_problem(relative_path: str, exc: OSError) -> PortalError:
     logger.error("could not store %s: %s", relative_path, exc)
-    if exc.errno == errno.ENOSPC:
-        reason = "the server's disk is full"
-    elif isinstance(exc, IsADirectoryError | NotADirectoryError):
-        return StorageProblem(
-            f"“{relative_path}” clashes with a file or folder of the same name already in this session; "
-            "remove that one first."
-        )
-    else:
-        reason = exc.strerror or "storage error"
-    return StorageProblem(
-        f"The server could not store {PurePosixPath(relative_path).name} ({reason}). What was received is kept; "
-        "try again later or tell the portal's admins."
-    )
+    return storing_failed(relative_path, exc, kept="What was received is kept.")
 
 
 def _free_bytes(session: ConversionSession) -> int:

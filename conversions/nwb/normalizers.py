@@ -945,14 +945,20 @@ def _is_zone_name(word: str) -> bool:
 # --- keywords and free text ----------------------------------------------------------------------
 
 
+# Keywords help find a dataset; past a few dozen they only slow every page that shows them.
+MAX_KEYWORDS = 50
+
+
 def normalize_keywords(text: str) -> list[str]:
-    """Keywords split on commas, semicolons or new lines, without duplicates."""
+    """Keywords split on commas, semicolons or new lines, without duplicates; at most MAX_KEYWORDS."""
     words = [word.strip() for word in re.split(r"[,;\n]", text) if word.strip()]
     if not words:
         raise ValueError("Give at least one keyword, e.g. V1, Neuropixels.")
     unique: dict[str, str] = {}
     for word in words:
         unique.setdefault(word.lower(), word)
+    if len(unique) > MAX_KEYWORDS:
+        raise ValueError(f"That is {len(unique)} keywords; give at most {MAX_KEYWORDS}, the ones that best find it.")
     return list(unique.values())
 
 

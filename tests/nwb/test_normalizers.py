@@ -116,6 +116,12 @@ def test_text_that_only_looks_like_markup_is_kept(name: str, raw: str, value: An
     assert normalize_field(name, raw) == value
 
 
+def test_a_session_takes_at_most_fifty_keywords() -> None:
+    assert len(normalize_keywords(", ".join(f"k{i}" for i in range(50)))) == 50
+    with pytest.raises(ValueError, match="at most 50"):
+        normalize_keywords(", ".join(f"k{i}" for i in range(51)))
+
+
 @pytest.mark.parametrize("text", ["Dr.", "", "Smith, Jane, Bob Lee"])
 def test_normalize_experimenter_refuses(text: str) -> None:
     with pytest.raises(ValueError):

@@ -342,6 +342,25 @@ def test_the_api_list_takes_the_same_filters(world: World, assorted: dict[str, C
     assert client.get("/api/sessions?status=bogus").status_code == 422
 
 
+def test_the_api_list_comes_a_page_at_a_time(world: World, assorted: dict[str, ConversionSession]) -> None:
+    client = world.client("ada")
+    total = len(assorted)
+    first = client.get("/api/sessions?limit=2")
+    assert first.status_code == 200 and len(first.json()) == 2
+    assert first["X-Total-Count"] == str(total)
+    assert 'rel="next"' in first["Link"] and "offset=2" in first["Link"] and "limit=2" in first["Link"]
+    seen = [s["id"] for s in first.json()]
+    offset = 2
+    while offset < total:
+        page = client.get(f"/api/sessions?limit=2&offset={offset}")
+        seen += [s["id"] for s in page.json()]
+        offset += 2
+    assert "Link" not in page
+    assert sorted(seen) == sorted(str(s.id) for s in assorted.values()), "every session once, none twice"
+    assert client.get("/api/sessions?limit=0").status_code == 422
+    assert client.get("/api/sessions?limit=501").status_code == 422
+
+
 @pytest.mark.parametrize(("person", "sees"), [("ada", True), ("ben", False), ("mia", True), ("carl", False)])
 def test_the_api_filters_never_widen_what_someone_sees(
     world: World, assorted: dict[str, ConversionSession], person: str, sees: bool

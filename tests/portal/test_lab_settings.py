@@ -596,3 +596,19 @@ def test_the_orchestrator_does_not_ask_for_what_the_lab_gave(
     assert not {"experimenter", "institution", "lab", "keywords"} & set(asking_for)
     assert {name: field["source"] for name, field in body["metadata"].items() if name in asking_for} == {}
     assert body["metadata"]["experimenter"] == {"value": ["Smith, Jane"], "source": "lab_default"}
+
+
+def test_the_lab_lists_are_bounded(world: World, lab: Lab) -> None:
+    client = world.client("mia")
+    many_keywords = [f"keyword {i}" for i in range(51)]
+    refused = client.put(f"/api/labs/{lab.id}/settings", {"keywords": many_keywords}, content_type="application/json")
+    assert refused.status_code == 400 and "at most 50" in refused.content.decode()
+    people = [f"Person{i} Smith" for i in range(101)]
+    refused = client.put(f"/api/labs/{lab.id}/settings", {"experimenters": people}, content_type="application/json")
+    assert refused.status_code == 400 and "at most 100" in refused.content.decode()
+    lab.refresh_from_db()
+    assert lab.keywords == [] and lab.experimenters == []
+    fifty = client.put(
+        f"/api/labs/{lab.id}/settings", {"keywords": many_keywords[:50]}, content_type="application/json"
+    )
+    assert fifty.status_code == 200

@@ -132,6 +132,42 @@ def test_a_piece_elsewhere_than_where_the_server_stopped_is_refused(world: World
     assert part.read_bytes() == b"x" * PIECE, "a refused piece changes nothing"
 
 
+def test_a_piece_sent_without_its_length_is_still_held_to_the_limit(world: World, session: ConversionSession) -> None:
+    """A chunked request carries no Content-Length: the piece is counted as it arrives, and refused
+    (413) once it passes the limit, with nothing of it kept."""
+    import io
+
+    _declare(world.client("ada"), session.id, {"a.bin": 3 * PIECE})
+    with pytest.raises(uploads.PieceTooLarge, match=str(PIECE)):
+        uploads.receive_piece(
+            session=session,
+            user=world.users["ada"],
+            relative_path="a.bin",
+            offset=0,
+            body=io.BytesIO(b"x" * (2 * PIECE)),
+            length=None,
+        )
+    pending = PendingUpload.objects.get(session=session)
+    assert pending.received_bytes == 0 and uploads.part_path(session, pending).stat().st_size == 0
+
+
+def test_a_file_whose_name_clashes_with_a_folder_is_a_conflict(world: World, session: ConversionSession) -> None:
+    """ "run" sent as a file, then "run/a.bin": the name is the sender's to change (409), not a
+    server failure (it was 503)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    client = world.client("ada")
+    first = client.post(
+        f"/api/sessions/{session.id}/files", {"files": [SimpleUploadedFile("run", b"x")], "relative_paths": ["run"]}
+    )
+    assert first.status_code == 201
+    clash = client.post(
+        f"/api/sessions/{session.id}/files",
+        {"files": [SimpleUploadedFile("a.bin", b"y")], "relative_paths": ["run/a.bin"]},
+    )
+    assert clash.status_code == 409 and "clashes" in clash.json()["detail"]
+
+
 def test_pieces_too_big_or_past_the_declared_end_are_refused(world: World, session: ConversionSession) -> None:
     client = world.client("ada")
     _declare(client, session.id, {"a.bin": PIECE + 10})
@@ -169,7 +205,7 @@ def test_more_than_the_free_disk_space_is_refused_before_anything_is_sent(
     world: World, session: ConversionSession
 ) -> None:
     response = _declare(world.client("ada"), session.id, {"huge.bin": 10**18})
-    assert response.status_code == 503
+    assert response.status_code == 507  # Insufficient Storage: the server's capacity, not the request
     assert "free" in response.json()["detail"] and "Nothing was received" in response.json()["detail"]
     assert not PendingUpload.objects.filter(session=session).exists()
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import threading
+from typing import Any
+
 from celery import shared_task
-from celery.signals import worker_process_init, worker_ready
+from celery.signals import task_prerun, worker_process_init, worker_ready
 from django.conf import settings
 
 from conversions import jobs
@@ -61,11 +65,33 @@ def warm_up_worker() -> None:
     warm_up()
 
 
+def lower_priority() -> None:
+    """Run the calling thread, and the threads it starts, at WORKER_NICENESS: a conversion that takes
+    every core then leaves the web processes (the chat, the pages) the CPU they need. Linux keeps a
+    nice value per thread, so this touches nothing else of the process. Raising it needs no rights;
+    lowering it back would."""
+    niceness = settings.WORKER_NICENESS
+    thread = threading.get_native_id()
+    if os.getpriority(os.PRIO_PROCESS, thread) < niceness:
+        os.setpriority(os.PRIO_PROCESS, thread, niceness)
+
+
 @worker_process_init.connect
 def _warm_up_process(**_: object) -> None:
     # Prefork workers (`celery worker`, production): each child process. The embedded mode's worker
     # threads are warmed by nwbportal.embedded before they take jobs.
+    lower_priority()
     warm_up_worker()
+
+
+@task_prerun.connect
+def _job_at_lower_priority(task: Any = None, **_: object) -> None:
+    # The embedded mode runs jobs in threads of the web process itself: each such thread steps back
+    # before its first job (a prefork child already did, above). A task applied eagerly runs in its
+    # caller's thread, which keeps its priority.
+    if task is not None and task.request.is_eager:
+        return
+    lower_priority()
 
 
 @worker_ready.connect

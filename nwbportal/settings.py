@@ -262,6 +262,9 @@ NOTIFY_IN_BACKGROUND = not EMBEDDED
 # run their own).
 EMBEDDED_WORKER = EMBEDDED and env.bool("EMBEDDED_WORKER", default=True)
 EMBEDDED_WORKER_CONCURRENCY = env.int("EMBEDDED_WORKER_CONCURRENCY", default=2)
+# Jobs run at this nice value (0 to 19, higher is kinder), below the web processes, so the chat stays
+# quick while conversions take the cores (conversions.tasks.lower_priority).
+WORKER_NICENESS = env.int("WORKER_NICENESS", default=10)
 
 # Orchestrator limits (seed 000 §3, seeds 001/002).
 ORCHESTRATOR_MAX_METADATA_REQUESTS = env.int("ORCHESTRATOR_MAX_METADATA_REQUESTS", default=2)

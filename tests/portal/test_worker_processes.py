@@ -5,6 +5,8 @@ These tests skip on a laptop without the services and fail on CI if they would s
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from pathlib import Path
 
@@ -170,3 +172,22 @@ async def test_an_idle_websocket_stays_connected_past_the_redis_read_timeout(
     event = await communicator.receive_json_from(timeout=30)
     assert event["type"] == "message" and event["message"]["id"] == turn.json()["replies"][0]["id"] - 1
     await communicator.disconnect()
+
+
+def test_jobs_run_below_the_web_processes(queue: str, data_root: Path, tmp_path: Path) -> None:
+    """A prefork worker's children (which run the jobs) are at WORKER_NICENESS; the main process,
+    which only hands out jobs, keeps what it was started with."""
+    import psutil
+
+    worker = WorkerProcess(queue, data_root, tmp_path / "worker.log")
+    try:
+        child = wait_for(lambda: (worker.children() or [None])[0], timeout=60, what="the pool's child")
+        spawner = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())  # what the worker inherits
+        wait_for(
+            lambda: psutil.Process(child).nice() == max(settings.WORKER_NICENESS, spawner),
+            timeout=60,
+            what="the child to step back",
+        )
+        assert psutil.Process(worker.process.pid).nice() == spawner
+    finally:
+        worker.stop()

@@ -34,6 +34,13 @@ else:
         raise ImproperlyConfigured(
             "SECRET_KEY must be set when DATABASE_URL/REDIS_URL are set (production mode)."
         ) from exc
+    # A key that can be guessed signs sessions and CSRF tokens anyone can forge. The measure is
+    # Django's own (`check --deploy`, security.W009), made a refusal rather than a warning.
+    if len(SECRET_KEY) < 50 or len(set(SECRET_KEY)) < 5 or SECRET_KEY.startswith("django-insecure-"):
+        raise ImproperlyConfigured(
+            "SECRET_KEY is too weak for the production mode: use at least 50 random characters, e.g. "
+            "python3 -c 'import secrets; print(secrets.token_urlsafe(50))'."
+        )
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"] if EMBEDDED else [])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])

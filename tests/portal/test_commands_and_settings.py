@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
 from io import StringIO
@@ -67,6 +68,19 @@ def test_production_mode_refuses_to_start_without_a_secret_key() -> None:
     result = _settings_import({"DATABASE_URL": "postgres://x@127.0.0.1/x", "REDIS_URL": "redis://127.0.0.1:6379/0"})
     assert result.returncode != 0
     assert "SECRET_KEY must be set" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["ci-only-secret-key", "a" * 60, "django-insecure-" + "x1y2z3w4v5" * 5],
+    ids=["short", "repeated", "insecure"],
+)
+def test_production_mode_refuses_a_weak_secret_key(key: str) -> None:
+    services = {"DATABASE_URL": "postgres://x@127.0.0.1/x", "REDIS_URL": "redis://127.0.0.1:6379/0"}
+    result = _settings_import({**services, "SECRET_KEY": key})
+    assert result.returncode != 0 and "SECRET_KEY is too weak" in result.stderr
+    strong = _settings_import({**services, "SECRET_KEY": secrets.token_urlsafe(50)})
+    assert strong.returncode == 0 and strong.stdout.strip() == "False", strong.stderr
 
 
 def test_half_configured_services_are_refused() -> None:

@@ -159,3 +159,14 @@ def to_plan(client: Any, session_id: str) -> None:
         content_type="application/json",
     )
     assert turn.json()["session"]["awaiting"] == "approval", turn.json()["replies"]
+
+
+def wait_until_converting(session_id: str) -> None:
+    """Until the session's conversion is under way (running, with progress reported)."""
+    from conversions.models import ConversionAttempt
+
+    wait_for(
+        lambda: ConversionAttempt.objects.filter(session_id=session_id, state="running", progress__gt=0).exists(),
+        timeout=120,
+        what="the conversion to be under way",
+    )

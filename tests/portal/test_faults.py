@@ -17,7 +17,7 @@ import pytest
 from conversions.models import ConversionAttempt, OutboxJob
 from conversions.nwb.synthetic import write_spikeglx
 from tests.conftest import World, wait_for, wait_for_status
-from tests.portal.processes import BeatProcess, OwnRedis, WorkerProcess, to_plan, upload_folder
+from tests.portal.processes import BeatProcess, OwnRedis, WorkerProcess, to_plan, upload_folder, wait_until_converting
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -93,11 +93,7 @@ def test_a_broker_restart_mid_conversion_loses_neither_the_running_job_nor_the_q
         first = _session_at_plan(live_world, first_folder)
         second = _session_at_plan(live_world, second_folder)
         _approve(live_world, first)
-        wait_for(
-            lambda: ConversionAttempt.objects.filter(session_id=first, state="running", progress__gt=0).exists(),
-            timeout=120,
-            what="the first conversion to be under way",
-        )
+        wait_until_converting(first)
         _approve(live_world, second)  # waits in the queue behind the first: one worker, one process
         run_before = own_broker.run_id()
 
@@ -128,11 +124,7 @@ def test_a_job_whose_worker_process_is_killed_is_taken_over_by_its_redelivery(
     try:
         session_id = _session_at_plan(live_world, folder)
         _approve(live_world, session_id)
-        wait_for(
-            lambda: ConversionAttempt.objects.filter(session_id=session_id, state="running", progress__gt=0).exists(),
-            timeout=120,
-            what="the conversion to be under way",
-        )
+        wait_until_converting(session_id)
         (child,) = worker.children()
         os.kill(child, signal.SIGKILL)
         attempt = _converted(live_world, session_id)

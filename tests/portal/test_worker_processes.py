@@ -17,7 +17,7 @@ from django.conf import settings
 from conversions.models import ConversionAttempt
 from conversions.nwb.synthetic import write_spikeglx
 from tests.conftest import World, wait_for, wait_for_status
-from tests.portal.processes import WorkerProcess, to_plan, upload_folder
+from tests.portal.processes import WorkerProcess, to_plan, upload_folder, wait_until_converting
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -83,11 +83,7 @@ def test_a_worker_killed_mid_conversion_does_not_leave_the_session_stuck(
         upload_folder(client, session_id, folder)
         to_plan(client, session_id)
         client.post(f"/api/sessions/{session_id}/actions", {"action": "approve"}, content_type="application/json")
-        wait_for(
-            lambda: ConversionAttempt.objects.filter(session_id=session_id, state="running", progress__gt=0).exists(),
-            timeout=120,
-            what="the conversion to be under way",
-        )
+        wait_until_converting(session_id)
         first.kill()
     finally:
         first.stop()

@@ -400,7 +400,7 @@ def _child(spec: dict[str, Any]) -> None:
                 user.save()
                 lab = Lab.objects.create(name=f"{prefix}lab-{number:03d}")
                 Membership.objects.create(user=user, lab=lab, role=Membership.Role.MEMBER)
-                tokens.append(ApiToken.for_user(user).key)
+                tokens.append(ApiToken.issue(user, "bench/chat_load.py")[1])
         database = settings.DATABASES["default"]
         if settings.EMBEDDED:
             mode = f"embedded (SQLite {database['NAME']}, in-process worker and channel layer)"

@@ -250,7 +250,7 @@ def _child() -> None:
 
     call_command("migrate", interactive=False, verbosity=0)
     call_command("demo_account", stdout=open(os.devnull, "w"))  # noqa: SIM115
-    report_to_parent({"token": ApiToken.for_user(get_user_model().objects.get(username=USERNAME)).key})
+    report_to_parent({"token": ApiToken.issue(get_user_model().objects.get(username=USERNAME), "bench/upload.py")[1]})
 
 
 if __name__ == "__main__":

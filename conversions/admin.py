@@ -4,6 +4,7 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html
 
 from conversions.models import (
@@ -63,8 +64,23 @@ class MembershipAdmin(admin.ModelAdmin):
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ("user", "created")
-    readonly_fields = ("key",)
+    """Staff see which keys exist and revoke them; no key can be read (only its digest is kept) or made
+    here (a key is shown once, to the person who makes it on their API keys page)."""
+
+    list_display = ("user", "name", "hint", "created", "last_used", "revoked")
+    list_filter = (("revoked", admin.EmptyFieldListFilter),)
+    search_fields = ("user__username", "name", "lookup")
+    fields = ("user", "name", "hint", "created", "last_used", "revoked")
+    readonly_fields = ("user", "name", "hint", "created", "last_used", "revoked")
+    actions = ("revoke",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Revoke the selected API keys")
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
+        count = queryset.filter(revoked__isnull=True).update(revoked=timezone.now())
+        self.message_user(request, f"{count} API key(s) revoked.")
 
 
 class SourceFileInline(admin.TabularInline):

@@ -17,8 +17,9 @@ from ninja.files import UploadedFile
 from ninja.security import SessionAuth
 
 from conversions import services
+from conversions.authentication import user_for_key
 from conversions.errors import NotFound, PortalError
-from conversions.models import ApiToken, ConversionAttempt, ConversionSession, Preview, SourceFile
+from conversions.models import ConversionAttempt, ConversionSession, Preview, SourceFile
 from conversions.orchestrator.state import RUNNING_STATUSES
 from conversions.orchestrator.state import Status as SessionStatus
 
@@ -45,28 +46,32 @@ class TokenAuth:
         scheme, _, key = header.partition(" ")
         if scheme.lower() != "token" or not key.strip():
             return None
-        token = ApiToken.objects.select_related("user").filter(key=key.strip()).first()
-        if token is None or not token.user.is_active:
+        user = user_for_key(request, key.strip())
+        if user is None:
             return None
-        request.user = token.user
-        return token.user
+        request.user = user
+        return user
 
 
 class _PortalAPI(NinjaAPI):
     """The API, whose OpenAPI document lists every answer a client can get: besides each operation's
-    own, 401 where a token or a login is needed, 400 for a request that cannot be read or holds a
-    character that cannot be stored (nwbportal.middleware), and 422
+    own, 401 where a token or a login is needed (429 when failed sign-ins locked it out), 400 for a
+    request that cannot be read or holds a character that cannot be stored (nwbportal.middleware), and 422
     for a request that does not fit the schema (ninja's validation, with the fields that failed)."""
 
     def get_openapi_schema(self, **kwargs: Any) -> Any:
         schema = super().get_openapi_schema(**kwargs)
         for operations in schema["paths"].values():
             for operation in operations.values():
-                responses = operation.setdefault("responses", {})
+                # ninja keys an operation's own answers by int, these by str: one key per code, or the
+                # JSON would name a code twice (which the API docs page refuses to read).
+                responses = {str(code): answer for code, answer in operation.get("responses", {}).items()}
+                operation["responses"] = responses
                 responses.setdefault("422", _VALIDATION_ERROR)
                 responses.setdefault("400", _UNREADABLE)
                 if operation.get("security"):
                     responses.setdefault("401", _UNAUTHORIZED)
+                    responses.setdefault("429", _LOCKED_OUT)
         return schema
 
 
@@ -81,6 +86,14 @@ _UNREADABLE = {
 }
 _UNAUTHORIZED = {
     "description": "No valid token (`Authorization: Token <key>`) and no login.",
+    "content": {"application/json": {"schema": {"type": "object", "properties": {"detail": {"type": "string"}}}}},
+}
+
+
+_LOCKED_OUT = {
+    "description": "Too many failed sign-ins for the key's account or from this address: locked for a while "
+    "(`Retry-After`, in seconds); a portal admin can lift the lock.",
+    "headers": {"Retry-After": {"schema": {"type": "integer"}}},
     "content": {"application/json": {"schema": {"type": "object", "properties": {"detail": {"type": "string"}}}}},
 }
 
@@ -523,7 +536,7 @@ def download_preview(request: HttpRequest, session_id: uuid.UUID, number: int) -
 
 # --- the other parts of the API, each in its own module ----------------------------------------------
 # Imported last: they use the schemas and serialisation above.
-from conversions import api_lab, api_reports, api_review, api_uploads, api_web  # noqa: E402
+from conversions import api_keys, api_lab, api_reports, api_review, api_uploads, api_web  # noqa: E402
 
-for _part in (api_uploads, api_web, api_reports, api_lab, api_review):
+for _part in (api_uploads, api_web, api_reports, api_lab, api_review, api_keys):
     api.add_router("", _part.router)

@@ -17,11 +17,16 @@ from conversions.errors import NotFound
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
+# Too many failed sign-ins for the key's account or from the address (conversions.authentication).
+CLOSE_LOCKED_OUT = 4429
 
 
 class SessionConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         user = self.scope.get("user")
+        if self.scope.get("locked_out"):
+            await self._refuse(CLOSE_LOCKED_OUT)
+            return
         if user is None or not user.is_authenticated:
             await self._refuse(CLOSE_UNAUTHENTICATED)
             return

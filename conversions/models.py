@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 import shutil
 import uuid
@@ -12,7 +14,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
+from conversions.errors import Conflict
 from conversions.orchestrator.state import Awaiting, Memory, Source, Status
 
 
@@ -116,17 +120,77 @@ class Membership(models.Model):
 
 
 class ApiToken(models.Model):
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_token")
-    key = models.CharField(max_length=64, unique=True)
+    """A key a script sends as `Authorization: Token <key>`. Only a digest of the key is kept: the key
+    is shown once, when it is made, so a copy of the database or an admin page holds no working key.
+    A key reads `nwbp_<lookup>_<secret>`: the lookup finds its row (and tells its owner which key is
+    which), the secret is what the digest proves."""
+
+    PREFIX = "nwbp_"
+    # Keys made before keys were hashed (40 hex digits) are found by their first characters.
+    LEGACY_LOOKUP_LENGTH = 12
+    # Touching last_used on every request would write a row per API call; once a minute says enough.
+    LAST_USED_RESOLUTION_SECONDS = 60
+    MAX_ACTIVE_PER_USER = 20
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100, help_text="What the key is for, e.g. “analysis server”.")
+    lookup = models.CharField(max_length=16, unique=True, editable=False)
+    digest = models.CharField(max_length=64, editable=False)
     created = models.DateTimeField(auto_now_add=True)
+    last_used = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
 
     def __str__(self) -> str:
-        return f"token of {self.user}"
+        return f"{self.name} ({self.hint}) of {self.user}"
+
+    @property
+    def hint(self) -> str:
+        """How the key is shown after it was made: enough to recognise it, nothing to use."""
+        return f"{self.PREFIX}{self.lookup}_…"
+
+    @property
+    def active(self) -> bool:
+        return self.revoked is None
+
+    @staticmethod
+    def digest_of(key: str) -> str:
+        # The secret is 256 random bits: a fast hash is enough, unlike for passwords people choose.
+        return hashlib.sha256(key.encode()).hexdigest()
 
     @classmethod
-    def for_user(cls, user: models.Model) -> ApiToken:
-        token, _ = cls.objects.get_or_create(user=user, defaults={"key": secrets.token_hex(20)})
+    def lookup_of(cls, key: str) -> str:
+        if key.startswith(cls.PREFIX):
+            return key[len(cls.PREFIX) :].partition("_")[0]
+        return key[: cls.LEGACY_LOOKUP_LENGTH]
+
+    @classmethod
+    def issue(cls, user: models.Model, name: str) -> tuple[ApiToken, str]:
+        """A new token of `user` and its key, which is not kept and cannot be shown again."""
+        if cls.objects.filter(user=user, revoked__isnull=True).count() >= cls.MAX_ACTIVE_PER_USER:
+            raise Conflict(
+                f"You already have {cls.MAX_ACTIVE_PER_USER} active API keys: revoke one you no longer use first."
+            )
+        lookup = secrets.token_hex(6)
+        key = f"{cls.PREFIX}{lookup}_{secrets.token_urlsafe(32)}"
+        token = cls.objects.create(user=user, name=name, lookup=lookup, digest=cls.digest_of(key))
+        return token, key
+
+    @classmethod
+    def find(cls, key: str) -> ApiToken | None:
+        """The active token whose key this is, or None."""
+        token = cls.objects.select_related("user").filter(lookup=cls.lookup_of(key), revoked__isnull=True).first()
+        if token is None or not hmac.compare_digest(token.digest, cls.digest_of(key)):
+            return None
         return token
+
+    def mark_used(self) -> None:
+        now = timezone.now()
+        if self.last_used is None or (now - self.last_used).total_seconds() >= self.LAST_USED_RESOLUTION_SECONDS:
+            ApiToken.objects.filter(pk=self.pk).update(last_used=now)
+            self.last_used = now
 
 
 class ConversionSession(models.Model):

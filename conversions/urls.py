@@ -1,11 +1,13 @@
 from django.urls import path
 
-from conversions import lab_views, review_views, views
+from conversions import key_views, lab_views, review_views, views
 
 urlpatterns = [
     path("", views.dashboard, name="dashboard"),
     path("sessions/new", views.new_session, name="new_session"),
     path("sessions/<uuid:session_id>/", views.session_page, name="session_page"),
+    path("account/keys", key_views.keys_page, name="keys"),
+    path("account/keys/<int:key_id>/revoke", key_views.revoke, name="key_revoke"),
     path("labs/", lab_views.labs_home, name="lab_home"),
     path("labs/<int:lab_id>/settings", lab_views.settings_page, name="lab_settings"),
     path("labs/<int:lab_id>/subjects", lab_views.save_subject, name="lab_subject_save"),

@@ -12,18 +12,37 @@ from urllib.parse import urlparse
 from channels.db import database_sync_to_async
 from channels.middleware import BaseMiddleware
 from django.conf import settings
+from django.http import HttpRequest
 from django.http.request import validate_host
 
-from conversions.models import ApiToken
+from conversions.authentication import user_for_key
 from nwbportal.middleware import unstorable_character
 
 
 @database_sync_to_async
-def _user_for_token(key: str) -> Any:
-    if unstorable_character(key):  # no token has one; the database could not even be asked
-        return None
-    token = ApiToken.objects.select_related("user").filter(key=key).first()
-    return token.user if token and token.user.is_active else None
+def _user_for_key(scope: dict[str, Any], key: str) -> tuple[Any, bool]:
+    """The key's user (or None), and whether the throttle locked the account or address out."""
+    if unstorable_character(key):  # no key has one; the database could not even be asked
+        return None, False
+    request = _request_of(scope)
+    user = user_for_key(request, key)
+    return user, bool(getattr(request, "axes_locked_out", False))
+
+
+def _request_of(scope: dict[str, Any]) -> HttpRequest:
+    """The handshake as the HttpRequest the throttle reads (address, user agent, path)."""
+    request = HttpRequest()
+    request.method = "GET"
+    request.path = request.path_info = scope.get("path", "")
+    headers = dict(scope.get("headers", []))
+    client = scope.get("client") or ("", 0)
+    request.META = {
+        "REMOTE_ADDR": client[0],
+        "PATH_INFO": request.path,
+        "HTTP_USER_AGENT": headers.get(b"user-agent", b"").decode("latin-1"),
+        "HTTP_ACCEPT": headers.get(b"accept", b"").decode("latin-1"),
+    }
+    return request
 
 
 class TokenAuthMiddleware(BaseMiddleware):
@@ -31,9 +50,11 @@ class TokenAuthMiddleware(BaseMiddleware):
         headers = dict(scope.get("headers", []))
         scheme, _, key = headers.get(b"authorization", b"").decode("latin-1").partition(" ")
         if scheme.lower() == "token" and key.strip():
-            user = await _user_for_token(key.strip())
+            user, locked_out = await _user_for_key(scope, key.strip())
             if user is not None:
                 scope = dict(scope, user=user)
+            elif locked_out:
+                scope = dict(scope, locked_out=True)
         return await super().__call__(scope, receive, send)
 
 

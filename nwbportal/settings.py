@@ -8,9 +8,11 @@ Every variable is documented in docs/configuration.md.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -53,6 +55,9 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
+    # Serves the API docs' own scripts and styles (/api/docs), so no page loads anything from elsewhere.
+    "ninja",
+    "axes",
     "conversions",
 ]
 
@@ -65,8 +70,11 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     # A NUL or a lone surrogate in any field is answered with 400, never stored (nwbportal/middleware.py).
     "nwbportal.middleware.RefuseUnstorableText",
+    # Last, as django-axes asks: turns a locked-out sign-in into its 429 (conversions.authentication).
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "nwbportal.urls"
@@ -131,6 +139,25 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
+AUTHENTICATION_BACKENDS = [
+    # First, as django-axes asks: it refuses a locked-out account or address before anything else.
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+    "conversions.authentication.TokenBackend",
+]
+# Failed sign-ins (passwords and API keys), counted per account and per address
+# (conversions.authentication): this many within the cool-off lock the account or address out for it.
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = "conversions.authentication.lockout_parameters"
+AXES_LOCKOUT_CALLABLE = "conversions.authentication.lockout_response"
+# A success does not wipe the failures: axes would wipe those of every account tried from the same
+# address, so one's own sign-in would reset the count on someone else's.
+AXES_RESET_ON_SUCCESS = False
+# Every failure is kept for staff to read in the admin ("Access failures"), besides the log line.
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+# The log says whose sign-in failed and from where (axes hides both by default); never the password.
+AXES_SENSITIVE_PARAMETERS: list[str] = []
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
@@ -282,7 +309,35 @@ ORCHESTRATOR_MAX_TURNS = env.int("ORCHESTRATOR_MAX_TURNS", default=200)
 # A session waiting this long for an answer is closed (nothing is lost; "retry" resumes it).
 SESSION_IDLE_HOURS = env.int("SESSION_IDLE_HOURS", default=72)
 
-SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not EMBEDDED and not DEBUG)
+# Every page may run only the portal's own scripts and styles, and reach only the portal (the
+# websocket included): no inline script, no other origin. The API docs' assets are served by the
+# portal too ("ninja" above). A page that needs more (the self-contained report) sets its own.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
+
+# The production mode is served over HTTPS only (a TLS proxy in front, docs/deployment.md): plain
+# HTTP is redirected, browsers are told to use HTTPS for a year (HSTS), and cookies go over HTTPS
+# only. `manage.py check --deploy` finds nothing to warn about with these defaults.
+_TLS_ONLY = not EMBEDDED and not DEBUG
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=_TLS_ONLY)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=365 * 24 * 3600 if _TLS_ONLY else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=True)
+# Only a registrable domain (example.org, not portal.example.org) can be submitted to the browsers'
+# preload list, and only by its owner: the flag asks for nothing by itself.
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=True)
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=_TLS_ONLY)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("BEHIND_TLS_PROXY", default=False) else None
 
@@ -292,7 +347,8 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"uvicorn.access": {"level": "WARNING"}},
+    # axes.apps says which version started in every process; failures (axes.handlers) stay logged.
+    "loggers": {"uvicorn.access": {"level": "WARNING"}, "axes.apps": {"level": "WARNING"}},
 }
 
 # The optional language model (conversions.language.llm; docs/configuration.md, "Language model").

@@ -116,7 +116,7 @@ class World:
             Membership.objects.create(user=user, lab=lab, role=role)
             self.users[name] = user
         self.users["staff"] = user_model.objects.create_user("sam", password="sam-password", is_staff=True)
-        self.tokens = {name: ApiToken.for_user(user).key for name, user in self.users.items()}
+        self.tokens = {name: ApiToken.issue(user, "tests")[1] for name, user in self.users.items()}
 
     def client(self, name: str | None) -> Client:
         """An API client authenticated by token as `name`, or anonymous for None."""

@@ -134,11 +134,16 @@ def browser_context_args(browser_context_args: dict[str, Any]) -> dict[str, Any]
 
 @pytest.fixture
 def page(page: Page) -> Iterator[Page]:
-    """The test's page; a script error on it fails the test, with the error."""
+    """The test's page; a script error on it, or anything the Content-Security-Policy refused (an
+    inline script or style, another origin), fails the test, with the error."""
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(f"{error.name}: {error.message}"))
+    page.on(
+        "console",
+        lambda message: errors.append(message.text) if "Content Security Policy" in message.text else None,
+    )
     yield page
-    assert not errors, f"the page's scripts failed: {errors}"
+    assert not errors, f"the page's scripts failed or were refused: {errors}"
 
 
 @pytest.fixture

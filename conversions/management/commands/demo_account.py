@@ -8,6 +8,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from conversions import keys
 from conversions.models import ApiToken, Lab, Membership
 
 USERNAME = "demo"
@@ -30,9 +31,14 @@ class Command(BaseCommand):
             user.save()
         lab, _ = Lab.objects.get_or_create(name=LAB)
         Membership.objects.get_or_create(user=user, lab=lab, defaults={"role": Membership.Role.MANAGER})
-        token = ApiToken.for_user(user)
         password = PASSWORD if created or user.check_password(PASSWORD) else "(changed since it was created)"
-        self.stdout.write(f"Demo account: user “{USERNAME}”, password “{password}”, lab “{LAB}”, API token {token.key}")
+        self.stdout.write(f"Demo account: user “{USERNAME}”, password “{password}”, lab “{LAB}”")
+        if not ApiToken.objects.filter(user=user).exists():
+            # Shown once, like every key; later starts point to the page that makes more.
+            _, key = keys.make_key(user, "demo (made by make run)")
+            self.stdout.write(f"Demo API key (shown this once): {key}")
+        else:
+            self.stdout.write(f"Demo API keys: make or revoke them at {settings.PORTAL_URL}/account/keys")
         admin, created = get_user_model().objects.get_or_create(
             username=ADMIN_USERNAME, defaults={"is_staff": True, "is_superuser": True}
         )

@@ -125,11 +125,19 @@ else:
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
             "min_size": 1,
             "max_size": DATABASE_POOL_SIZE,
-            "timeout": 30,
+            # How long a request waits for a connection: past it, a busy or unreachable database is
+            # a 503 that says so (nwbportal.views.server_error) rather than a request left hanging.
+            "timeout": env.float("DATABASE_POOL_TIMEOUT", default=10.0),
+            # The pool's reconnection waits twice as long after each failure: giving an attempt up
+            # after a few seconds lets the next request start afresh, so the portal answers again
+            # within seconds of the database's return rather than after the last, longest wait.
+            "reconnect_timeout": 5.0,
         }
         DATABASES["default"]["CONN_MAX_AGE"] = 0
     else:
         DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
+    # With the pool, this makes it check each connection before handing it out: one the database
+    # dropped (a restart, a failover) is replaced, not given to a request that would fail on it.
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -9,3 +9,6 @@ urlpatterns = [
     path("api/", api.urls),
     path("", include("conversions.urls")),
 ]
+
+# A database out of reach is a 503 that says so, not a bare 500 (nwbportal.views.server_error).
+handler500 = "nwbportal.views.server_error"

@@ -1,14 +1,16 @@
 """Real processes for the tests of the production mode: Celery workers and beat on the test database,
-and a Redis of a test's own that it can stop and start again."""
+and a Redis and a PostgreSQL of a test's own that it can stop and start again."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -170,3 +172,54 @@ def wait_until_converting(session_id: str) -> None:
         timeout=120,
         what="the conversion to be under way",
     )
+
+
+class OwnPostgres:
+    """A PostgreSQL cluster of the test's own (initdb, trust authentication on 127.0.0.1), which the
+    test may stop at once, as a crash or a failover looks to its clients, and start again."""
+
+    def __init__(self) -> None:
+        binaries = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
+        if not binaries:
+            pytest.skip("PostgreSQL's server binaries (initdb, pg_ctl) are not installed")
+        self.bin = binaries[-1].parent
+        # PostgreSQL refuses to run as root: the cluster belongs to the postgres user, in a folder that
+        # user can reach (pytest's temporary folders are root's only).
+        self.as_owner = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        self.directory = Path(tempfile.mkdtemp(prefix="nwbportal-pg-"))
+        self.directory.chmod(0o755)
+        if self.as_owner:
+            shutil.chown(self.directory, "postgres", "postgres")
+        self.data = self.directory / "data"
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.url = f"postgres://postgres@127.0.0.1:{self.port}/nwbportal"
+        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
+
+    def _run(self, tool: str, *arguments: str) -> None:
+        subprocess.run(
+            [*self.as_owner, str(self.bin / tool), *arguments],
+            check=True,
+            capture_output=True,
+            cwd=self.directory,
+            timeout=120,
+        )
+
+    def start(self) -> None:
+        options = f"-p {self.port} -k {self.directory} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self._run(
+            "pg_ctl", "-D", str(self.data), "-l", str(self.directory / "server.log"), "-o", options, "-w", "start"
+        )
+
+    def create_database(self) -> None:
+        self._run("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "nwbportal")
+
+    def stop(self) -> None:
+        """Gone at once: every connection dropped, no new one accepted."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+
+    def remove(self) -> None:
+        with contextlib.suppress(subprocess.CalledProcessError):
+            self.stop()
+        shutil.rmtree(self.directory, ignore_errors=True)

@@ -425,16 +425,13 @@ class Page(Schema):
     """Which part of a list to send: a list is sent a page at a time."""
 
     limit: int = Field(100, ge=1, le=500, description="How many to send (at most 500)")
-    offset: int = Field(0, ge=0, description="How many to skip")
+    # Bounded: the database refuses an offset past a 64-bit integer (a 500, not the client's answer).
+    offset: int = Field(0, ge=0, le=1_000_000_000, description="How many to skip")
 
 
-@api.get("/sessions", response=list[SessionSummaryOut], url_name="sessions_list")
-def list_sessions(
-    request: HttpRequest, filters: Query[SessionFilters], page: Query[Page], response: HttpResponse
-) -> list[dict[str, Any]]:
-    """The sessions you may see, newest change first, a page at a time: `X-Total-Count` says how many
-    there are in all, and `Link` gives the next page while there is one."""
-    listed = filters.apply(services.sessions_visible_to(request.user)).order_by("-updated", "-created", "id")
+def page_of(request: HttpRequest, response: HttpResponse, listed: QuerySet[Any], page: Page) -> QuerySet[Any]:
+    """One page of `listed` (ordered): `X-Total-Count` says how many there are in all, and `Link`
+    gives the next page while there is one. Every list a user can grow is sent this way."""
     total = listed.count()
     response["X-Total-Count"] = str(total)
     if page.offset + page.limit < total:
@@ -442,7 +439,16 @@ def list_sessions(
         following["offset"] = str(page.offset + page.limit)
         following["limit"] = str(page.limit)
         response["Link"] = f'<{request.path}?{following.urlencode()}>; rel="next"'
-    return [_summary(s) for s in listed[page.offset : page.offset + page.limit]]
+    return listed[page.offset : page.offset + page.limit]
+
+
+@api.get("/sessions", response=list[SessionSummaryOut], url_name="sessions_list")
+def list_sessions(
+    request: HttpRequest, filters: Query[SessionFilters], page: Query[Page], response: HttpResponse
+) -> list[dict[str, Any]]:
+    """The sessions you may see, newest change first, a page at a time (see `page_of`)."""
+    listed = filters.apply(services.sessions_visible_to(request.user)).order_by("-updated", "-created", "id")
+    return [_summary(s) for s in page_of(request, response, listed, page)]
 
 
 @api.get("/sessions/{session_id}", response={200: SessionOut, 404: ErrorOut}, url_name="session_detail")

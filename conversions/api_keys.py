@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.http import HttpRequest
-from ninja import Router, Schema, Status
+from django.http import HttpRequest, HttpResponse
+from ninja import Query, Router, Schema, Status
 from ninja.security import SessionAuth
 
 from conversions import keys
-from conversions.api import ErrorOut
+from conversions.api import ErrorOut, Page, page_of
 from conversions.models import ApiToken
 
 router = Router(tags=["keys"])
@@ -47,9 +47,13 @@ def _out(token: ApiToken) -> dict[str, Any]:
 
 
 @router.get("/keys", response=list[KeyOut], url_name="keys")
-def list_keys(request: HttpRequest) -> list[dict[str, Any]]:
-    """Your API keys, newest first (at most ApiToken.MAX_ACTIVE_PER_USER active, and those revoked)."""
-    return [_out(token) for token in keys.keys_of(request.user)]
+def list_keys(request: HttpRequest, page: Query[Page], response: HttpResponse) -> list[dict[str, Any]]:
+    """Your API keys, newest first, a page at a time (at most ApiToken.MAX_ACTIVE_PER_USER active,
+    and those revoked)."""
+    return [
+        _out(token)
+        for token in page_of(request, response, keys.keys_of(request.user).order_by("-created", "-id"), page)
+    ]
 
 
 @router.post(

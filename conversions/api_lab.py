@@ -6,11 +6,11 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from django.http import HttpRequest
-from ninja import Router, Schema, Status
+from django.http import HttpRequest, HttpResponse
+from ninja import Query, Router, Schema, Status
 
 from conversions import registry
-from conversions.api import ErrorOut
+from conversions.api import ErrorOut, Page, page_of
 from conversions.errors import NotFound
 from conversions.models import Lab, Subject
 
@@ -123,8 +123,10 @@ def put_settings(request: HttpRequest, lab_id: int, payload: LabSettingsIn) -> A
 
 
 @router.get("/labs/{lab_id}/subjects", response={200: list[SubjectOut], 404: ErrorOut}, url_name="lab_subjects")
-def list_subjects(request: HttpRequest, lab_id: int) -> list[Subject]:
-    return list(registry.lab_for(request.user, lab_id).subjects.all())
+def list_subjects(request: HttpRequest, lab_id: int, page: Query[Page], response: HttpResponse) -> list[Subject]:
+    """The lab's subjects by id, a page at a time (`X-Total-Count`, `Link`)."""
+    listed = registry.lab_for(request.user, lab_id).subjects.order_by("subject_id", "id")
+    return list(page_of(request, response, listed, page))
 
 
 @router.post(

@@ -6,12 +6,13 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils import timezone
-from ninja import Router, Schema
+from ninja import Query, Router, Schema
 from ninja.errors import HttpError
 
+from conversions.api import Page, page_of
 from conversions.review_queue import Reason, reason_counts, reasons_of, review_queue
 
 router = Router(tags=["review"])
@@ -47,8 +48,11 @@ class ErrorOut(Schema):
 
 
 @router.get("/review/queue", response={200: QueueOut, 400: ErrorOut, 403: ErrorOut}, url_name="review_queue")
-def queue(request: HttpRequest, reason: str | None = None, lab: int | None = None) -> dict[str, Any]:
-    """The conversions that need a human, longest waiting first (staff only)."""
+def queue(
+    request: HttpRequest, page: Query[Page], response: HttpResponse, reason: str | None = None, lab: int | None = None
+) -> dict[str, Any]:
+    """The conversions that need a human, longest waiting first (staff only), a page at a time
+    (`X-Total-Count`, `Link`); `counts` counts the whole queue."""
     if not (request.user.is_active and request.user.is_staff):
         raise HttpError(403, "Only portal staff can see the review queue.")
     if reason and reason not in {r.value for r in Reason}:
@@ -73,6 +77,6 @@ def queue(request: HttpRequest, reason: str | None = None, lab: int | None = Non
                 ],
                 "review_url": reverse("review_session", args=[s.id]),
             }
-            for s in sessions
+            for s in page_of(request, response, sessions, page)
         ],
     }

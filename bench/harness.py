@@ -144,7 +144,9 @@ def portal_environment(folder: Path, *, production: bool) -> dict[str, str]:
         "ALLOWED_HOSTS": "127.0.0.1",
     }
     if production:
-        env["SECRET_KEY"] = os.environ.get("SECRET_KEY") or secrets.token_hex(32)
+        env["SECRET_KEY"] = os.environ.get("SECRET_KEY") or secrets.token_urlsafe(50)
+        # The benchmark's server speaks plain HTTP on loopback, where production would redirect to HTTPS.
+        env["SECURE_SSL_REDIRECT"] = "false"
         # A queue of its own, so a portal sharing the Redis never takes the benchmark's jobs.
         env["CELERY_QUEUE"] = f"nwbportal-bench-{os.getpid()}"
     else:

@@ -29,7 +29,7 @@ from pathlib import Path
 import pycrfsuite
 from harness import format_table
 
-from conversions.language import tagger
+from conversions.language import east_asian, tagger
 from conversions.language.rules import LEXICON, ParsedMessage, parse_message, read_by_rules
 from tests.language.heldout import HELD_OUT_SETS, NOT_IN_THE_SETS, HeldOut, Score, same_value, score
 
@@ -50,7 +50,8 @@ def examples(sets: dict[str, list[HeldOut]]) -> tuple[list[Example], Counter[str
     found: list[Example] = []
     unaligned: Counter[str] = Counter()
     for set_name, entries in sets.items():
-        for text, asking, gold in entries:
+        for written, asking, gold in entries:
+            text = east_asian.spaced(written)  # as parse_message gives it to the tagger
             words = tagger.tokens(text)
             if not words:
                 continue

@@ -84,6 +84,24 @@ _AREA = (
     rf"|(?:area|region|layer)\s(?:{'|'.join(sorted(_ABBREVIATIONS))})"
 )
 _AREA_RE = re.compile(rf"(?<![\w-])(?:{_AREA})(?![\w-])", re.IGNORECASE)
+# Areas named in Japanese or Chinese, inside a run of characters where no space marks where a name
+# starts ("ラット扁桃体からの記録", "小鼠的外侧缰核"): a head noun, the words that narrow it before it
+# ("内側前頭前野", "バレル皮質", "前扣带皮层") and the anatomists' abbreviation after it ("海馬CA1").
+_EAST_ASIAN_HEADS = (
+    "前頭前野|前頭前皮質|前额叶皮层|前额叶|皮質|皮质|皮层|海馬体|海馬|海马体|海马|扁桃体|杏仁核|線条体|纹状体|視床下部"
+    "|下丘脑|視床|丘脑|小脳|小脑|嗅球|脳幹|脑干|脊髄|脊髓|網膜|视网膜|歯状回|齿状回|側坐核|伏隔核|手綱核|缰核|黒質|黑质"
+    "|上丘|下丘|腹側被蓋野|腹侧被盖区|中脳|中脑|帯状回|扣带回|前障|屏状核|青斑核|蓝斑|中隔|淡蒼球|苍白球|視交叉上核"
+    "|视交叉上核|分界条床核|膝状体|梨状皮質|梨状皮层|嗅内野"
+)
+_EAST_ASIAN_MODIFIERS = (
+    "内側|外側|背側|腹側|吻側|尾側|内侧|外侧|背侧|腹侧|前|後|后|左|右|両側|双侧|一次|二次|初级|次级|バレル|体性感覚|視覚"
+    "|聴覚|運動|味覚|嗅覚|桶状|躯体感觉|体感|视觉|听觉|运动|味觉|嗅觉|帯状|扣带|眼窩前頭|眶额|頭頂|顶叶|側頭|颞叶|後頭"
+    "|枕叶|前頭|额叶|脳梁膨大後部|嗅内|内嗅|梨状|島|岛叶|外側膝状|外侧膝状"
+)
+_EAST_ASIAN_AREA_RE = re.compile(
+    rf"(?:{_EAST_ASIAN_MODIFIERS}){{0,4}}(?:{_EAST_ASIAN_HEADS})"
+    rf"(?:\s?(?:{'|'.join(sorted(_ABBREVIATIONS, key=len, reverse=True))})(?![A-Za-z0-9/-]))?"
+)
 _ABBREVIATION_ALTERNATIVES = "|".join(sorted(_ABBREVIATIONS, key=len, reverse=True))
 _ABBREVIATION_RE = re.compile(
     rf"(?<![\w/-])(?:(?:dorsal|ventral|left|right|medial|lateral|hippocampal)\s)?(?:{_ABBREVIATION_ALTERNATIVES})"
@@ -151,7 +169,7 @@ _NAMED_BY_ABBREVIATION_RE = re.compile(r"(?i:area|region|nucleus)\s(?P<name>[A-Z
 
 def area_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
-    for m in [*_AREA_RE.finditer(text), *_ABBREVIATION_RE.finditer(text)]:
+    for m in [*_AREA_RE.finditer(text), *_ABBREVIATION_RE.finditer(text), *_EAST_ASIAN_AREA_RE.finditer(text)]:
         if m.group().lower() in _NOT_AREAS:
             continue
         if m.group().lower().endswith("ganglion") and _CELL_TYPE_AFTER.match(text, m.end()):
@@ -164,4 +182,4 @@ def area_spans(text: str) -> list[tuple[int, int]]:
 
 def is_brain_area(text: str) -> bool:
     """Whether `text` is one brain area and nothing else ("V1", "dorsal CA1", "barrel cortex")."""
-    return bool(_ABBREVIATION_RE.fullmatch(text) or _AREA_RE.fullmatch(text))
+    return bool(_ABBREVIATION_RE.fullmatch(text) or _AREA_RE.fullmatch(text) or _EAST_ASIAN_AREA_RE.fullmatch(text))

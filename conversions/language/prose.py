@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from conversions.language import east_asian
 from conversions.nwb.normalizers import FOREIGN_MONTH
 
 _I = re.IGNORECASE
@@ -144,7 +145,8 @@ _UNIT = (
 _AGE_RE = re.compile(
     rf"(?<![\w-])(?:(?:between|from)\s)?{_NUMBER}(?:\s?(?:-|–|to|and)\s?{_NUMBER})?\s?-?\s?{_UNIT}"
     rf"(?:\s?(?:and\s)?{_NUMBER}\s?{_UNIT})?(?:\s?-?\s?old)?(?![\w/])"
-    rf"|(?<![\w-])P\d{{1,3}}(?:\s?[-–]\s?P\d{{1,3}})?(?![\w-])",  # and "P28-P35"
+    rf"|(?<![\w-])P\d{{1,3}}(?:\s?[-–]\s?P\d{{1,3}})?(?![\w-])"  # and "P28-P35"
+    rf"|{east_asian.AGE}",
     _I,
 )
 # A duration that is not an age: "recorded for 9 days", "over weeks", "every 2 days".
@@ -214,8 +216,8 @@ _SEX_WORDS = {
     "mujer": "female",
     "homem": "male",
     "mulher": "female",
-    "男性": "male",
-    "女性": "female",
+    **dict.fromkeys(["男性", "オス", "雄", "雄性"], "male"),
+    **dict.fromkeys(["女性", "メス", "雌", "雌性"], "female"),
     "wether": "male",
     "ewe": "female",
     "hen": "female",
@@ -233,7 +235,8 @@ _SEX_WORDS = {
 _SEX_RE = re.compile(
     r"(?<![\w-])(?:male|female|man|woman|boy|girl|hermaphrodite|männlich|weiblich|macho|hembra|mâle|femelle|maschio"
     r"|femmina|ewe|hen|sow|mare|heifer|boar|rooster|stallion|homme|femme|masculin[oa]|femenin[oa]|feminin[oa]|hombre"
-    r"|mujer|homem|mulher|wether|f[êe]mea|mesu|josei|dansei|vrouwelijk|mannelijk|var[óo]n)(?![\w-])|[♂♀]|男性|女性",
+    r"|mujer|homem|mulher|wether|f[êe]mea|mesu|josei|dansei|vrouwelijk|mannelijk|var[óo]n)(?![\w-])|[♂♀]"
+    rf"|{east_asian.SEX}",
     _I,
 )
 # "sex unknown", "sex not determined", "we never sexed them", "can't tell the sex", "did not check the sex".

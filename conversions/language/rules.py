@@ -94,12 +94,13 @@ from functools import cache
 
 from rapidfuzz import fuzz, process
 
-from conversions.language import brain_areas, institutions, people, prose, tagger
+from conversions.language import brain_areas, east_asian, institutions, people, prose, tagger
 from conversions.language.brain_areas import brain_area
 from conversions.language.subjects import SubjectMention, subject_mentions
 from conversions.language.zones import ZoneMention, is_place, zone_mentions
 from conversions.nwb.fields import FIELDS, SUBJECT_FIELDS
 from conversions.nwb.normalizers import (
+    EAST_ASIAN_SPECIES,
     FOREIGN_MONTH,
     abbreviated_binomial,
     normalize_datetime,
@@ -162,6 +163,7 @@ def read_by_rules(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     so every other value keeps its place) and added to what the reader finds; after it, the brain
     area and the species named in passing fill those fields when nothing else did.
     """
+    text = east_asian.spaced(text)
     asked = tuple(dict.fromkeys(name for name in asking_for if name in FIELDS))
     zones = zone_mentions(text)
     subjects = [
@@ -197,6 +199,7 @@ def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     The tagger never changes a value the rules read from a label or a cue, nor an answer to the
     question asked, nor a correction.
     """
+    text = east_asian.spaced(text)
     parsed = read_by_rules(text, asking_for=asking_for)
     if parsed.intents & _NOT_ABOUT_THE_SUBJECT or not tagger.available():
         return parsed
@@ -739,8 +742,13 @@ _LABELS: dict[str, _Label] = {
     "line": _Label("strain", _S, generic=True),
 }
 
+_LABELS.update({name: _Label(name, _S) for name in FIELDS if "_" in name and name not in _LABELS})
+# Labels in Japanese and Chinese ("実験者：…", "小鼠编号 LY-21"): an id, a sex or an age may follow without a colon.
 _LABELS.update(
-    {name: _Label(name, _S) for name in FIELDS if "_" in name and name not in _LABELS}
+    {
+        phrase.lower(): _Label(name, _L if name in ("subject_id", "sex", "age") else _S)
+        for phrase, name in east_asian.LABELS.items()
+    }
 )  # "subject_id = SC-2022-07", as a script or a spreadsheet writes it
 
 # Words naming a group of fields when the user declines ("skip the subject", "I don't know the rest").
@@ -967,10 +975,12 @@ _AGE = (
     r"|jahre?|monate?|wochen?|tage?|weken|maanden|jaar|dagen|años?|anos?|ans|anni|meses|mois|mesi|semanas?"
     r"|semaines?|settimane|días|dias|jours|giorni|shuukan|sai)(?!\w)"
     r"(?:\s*(?:-\s*)?old)?"
+    rf"|{east_asian.AGE}"
 )
 _SEX = (
     r"female|male|females|males|woman|man|f|m|macho|hembra|var[óo]n|mâle|femelle|homme|femme|männlich|weiblich"
     r"|maschio|femmina|masculino|feminino|femenino|f[êe]mea|mesu|josei|dansei|mannelijk|vrouwelijk"
+    rf"|{east_asian.SEX}"
 )
 _SEX_VALUE_RE = re.compile(rf"(?:{_SEX}|unknown|not\s+known|u|other|o)", _I)
 _STRAIN = (
@@ -982,7 +992,7 @@ _STRAIN = (
     r"|large\s+white|landrace|yorkshire|merino|border\s+collie|beagle|labrador|hooded\s+lister"
     r"|wag/rij|gaers|[^\W_][\w-]*-(?:tdtomato|eyfp|gfp|egfp|yfp|chr2|flp|tta|cre\w*|dcre)|cba(?:/\w+)?|c3h(?:/\w+)?"
 )
-_SPECIES = rf"{_phrases(_SPECIES_NAMES)}|(?:{'|'.join(sorted(_GENERA))})\s+[a-z]+"
+_SPECIES = rf"{_phrases(_SPECIES_NAMES)}|{_phrases(EAST_ASIAN_SPECIES)}|(?:{'|'.join(sorted(_GENERA))})\s+[a-z]+"
 # "animal 4471", "mouse #12", "mouse number 12": the id is the number ("rat-03" and "sub_7" stay whole, as
 # `_ID` reads them); the word names the species when it is one.
 _NAMED_ID = (
@@ -1069,7 +1079,11 @@ _LEADING_CHATTER_RE = re.compile(
     r"|buongiorno|buonasera|bonsoir|gr[üu]ezi|goedemorgen|goedemiddag|dzie[ńn]\s+dobry|dobr[ýy]\s+den|god\s+morgen"
     r"|morning|afternoon|evening|good\s+day|hiya|howdy"
     r"|guten\s+(?:tag|morgen|abend)|boa\s+(?:tarde|noite)|bom\s+dia|buenas\s+(?:tardes|noches)|konnichiwa|ni\s+hao"
-    r"|hej|hei|moin|servus|namaskar|sawubona|habari|[^\x00-\u024f\s]+[!！]?"
+    r"|hej|hei|moin|servus|namaskar|sawubona|habari"
+    # a greeting in another script ("こんにちは", "Привет"), but not an institution ("東京大学") nor a name
+    # with its romanisation after it ("鈴木美咲 (Suzuki Misaki)")
+    rf"|(?![^\x00-\u024f\s]*(?:{east_asian.INSTITUTION_ENDS})(?![^\x00-\u024f\s]))(?![^\x00-\u024f\s]+\s?\()"
+    r"[^\x00-\u024f\s]+[!！]?"
     r"|i\s+(?:think|guess|believe)|by|from)(?![\w'])[\s,:.!-]*)+",
     _I,
 )
@@ -1528,6 +1542,10 @@ def _classify_segment(text: str, start: int, end: int) -> list[_Piece]:
         return [_Piece(start, end, ("institution",), hard=True)]
     if _ACRONYM_RE.fullmatch(value) and not _vocabulary_word(value.lower()):
         return [_Piece(start, end, ("institution",), hard=False)]
+    if written := east_asian.institution_name(value):  # "京都大学", "我是浙江大学"
+        return [_Piece(start + written[0], start + written[1], ("institution",), hard=True)]
+    if east_asian.romanised_name(value):  # "山田太郎（Yamada Taro）"
+        return [_Piece(start, end, ("experimenter",), hard=True)]
     person = _person(value)
     if person:
         return [_Piece(start, end, ("experimenter",), hard=person == "titled")]
@@ -2478,6 +2496,8 @@ def _tidy_people(value: str) -> str:
 
 
 def _tidy_person(value: str) -> str:
+    if romanised := east_asian.romanised_name(value):
+        return romanised
     head, colon, tail = value.partition(":")
     if colon and tail.strip() and len(head.split()) <= 2:  # "Who: Ines Schulz"
         value = tail

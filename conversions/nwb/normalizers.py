@@ -140,6 +140,24 @@ def _initials_with_dots(first: str) -> str:
 
 # --- species -------------------------------------------------------------------------------------
 
+# The laboratory animals as Japanese and Chinese name them (conversions.language.east_asian finds them
+# inside a run of characters, where no space sets a name off).
+EAST_ASIAN_SPECIES: dict[str, str] = {
+    **dict.fromkeys(["マウス", "小鼠", "小白鼠"], "Mus musculus"),
+    **dict.fromkeys(["ラット", "大鼠"], "Rattus norvegicus"),
+    **dict.fromkeys(["アカゲザル", "恒河猴", "猕猴", "獼猴"], "Macaca mulatta"),
+    **dict.fromkeys(["カニクイザル", "食蟹猴"], "Macaca fascicularis"),
+    **dict.fromkeys(["ニホンザル"], "Macaca fuscata"),
+    **dict.fromkeys(["マーモセット", "狨猴"], "Callithrix jacchus"),
+    **dict.fromkeys(["ゼブラフィッシュ", "斑马鱼", "斑馬魚"], "Danio rerio"),
+    **dict.fromkeys(["ショウジョウバエ", "果蝇", "果蠅"], "Drosophila melanogaster"),
+    **dict.fromkeys(["線虫", "线虫"], "Caenorhabditis elegans"),
+    **dict.fromkeys(["キンカチョウ", "斑胸草雀"], "Taeniopygia guttata"),
+    **dict.fromkeys(["フェレット", "雪貂"], "Mustela furo"),
+    **dict.fromkeys(["スナネズミ", "沙鼠"], "Meriones unguiculatus"),
+    **dict.fromkeys(["ツパイ", "树鼩", "樹鼩"], "Tupaia belangeri"),
+    **dict.fromkeys(["患者", "被験者", "被试", "受试者", "志愿者", "ヒト"], "Homo sapiens"),
+}
 # DANDI's own table (dandi-cli `species_map`) knows mouse, human, Norway and black rat, rhesus and
 # pig-tailed macaques, marmoset, fruit fly, zebrafish, C. elegans and Mongolian gerbil; the others
 # are species common in neurophysiology. Keys are written as `_species_words` leaves them.
@@ -275,6 +293,7 @@ _SPECIES_BY_NAME: dict[str, str] = {
     **dict.fromkeys(["naked mole rat"], "Heterocephalus glaber"),
     **dict.fromkeys(["prairie vole"], "Microtus ochrogaster"),
     **dict.fromkeys(["deer mouse"], "Peromyscus maniculatus"),
+    **EAST_ASIAN_SPECIES,
 }
 # Names shared by several species used in labs: picking one would guess a fact.
 _SPECIES_GROUPS: dict[str, tuple[str, ...]] = {
@@ -396,6 +415,16 @@ _NOT_IN_PROSE = frozenset({"people", "person", "swiss", "fischer", "elegans", "c
 _PROSE_WORD_RE = re.compile(r"[^\W_][\w.'/-]*")
 
 
+# Katakana names stand alone among katakana ("ラット", not the "ラット" of "プラットフォーム"); Han names
+# may sit inside a run ("大鼠前扣带皮层"), where no space sets a word off.
+_EAST_ASIAN_SPECIES_RE = re.compile(
+    "|".join(
+        rf"(?<![\u30a0-\u30ff]){re.escape(name)}(?![\u30a0-\u30ff])"
+        for name in sorted(EAST_ASIAN_SPECIES, key=len, reverse=True)
+    )
+)
+
+
 def species_mentions(text: str) -> list[SpeciesMention]:
     """Every animal (or person) named in running text ("in head-fixed mice", "an epilepsy patient",
     "young ferrets", "C57BL/6J"), longest names first, each with its binomial. Group names
@@ -414,6 +443,9 @@ def species_mentions(text: str) -> list[SpeciesMention]:
             start, end = words[index][0], words[index + length - 1][1]
             found.append(SpeciesMention(start, end, name, _NAMES[name]))
             covered[index : index + length] = [True] * length
+    for m in _EAST_ASIAN_SPECIES_RE.finditer(text):
+        if not any(m.start() < mention.end and mention.start < m.end() for mention in found):
+            found.append(SpeciesMention(m.start(), m.end(), m.group(), EAST_ASIAN_SPECIES[m.group()]))
     found.sort(key=lambda mention: mention.start)
     # "infant marmosets", "newborn lambs": a word for a person before an animal describes the animal.
     return [
@@ -535,6 +567,10 @@ _SEX_BY_WORD: dict[str, str] = {
             "mannelijk",
             "varón",
             "varon",
+            "オス",
+            "雄",
+            "雄性",
+            "男性",
         ],
         "M",
     ),
@@ -553,6 +589,10 @@ _SEX_BY_WORD: dict[str, str] = {
             "mesu",
             "josei",
             "vrouwelijk",
+            "メス",
+            "雌",
+            "雌性",
+            "女性",
         ],
         "F",
     ),
@@ -572,11 +612,19 @@ def normalize_sex(text: str) -> str:
 
 # --- age -----------------------------------------------------------------------------------------
 
+# The units of an age in Japanese and Chinese ("12週齢", "8周龄", "3ヶ月", "64歳").
+EAST_ASIAN_AGE_UNITS: dict[str, str] = {
+    **dict.fromkeys(["週齢", "週", "週間", "周龄", "周"], "W"),
+    **dict.fromkeys(["ヶ月齢", "ヶ月", "か月", "カ月", "ケ月", "个月", "個月", "月齢", "月龄"], "M"),
+    **dict.fromkeys(["日齢", "日龄", "日", "天"], "D"),
+    **dict.fromkeys(["歳", "才", "岁"], "Y"),
+}
 _AGE_UNITS: dict[str, str] = {
+    **EAST_ASIAN_AGE_UNITS,
     **dict.fromkeys(["y", "yr", "yrs", "year", "years", "yo", "y/o", "y.o"], "Y"),
     # The same units as the portal's users write them in German, Spanish, Portuguese, French, Italian.
     **dict.fromkeys(
-        ["jahre", "jahr", "años", "año", "anos", "ano", "ans", "an", "anni", "anno", "jaar", "sai", "歳", "才", "岁"],
+        ["jahre", "jahr", "años", "año", "anos", "ano", "ans", "an", "anni", "anno", "jaar", "sai"],
         "Y",
     ),
     **dict.fromkeys(["monate", "monat", "meses", "mes", "mois", "mesi", "mese", "maanden", "maand", "kagetsu"], "M"),
@@ -646,6 +694,7 @@ def normalize_age(text: str) -> str:
     key = re.sub(r"\by\s*/\s*o\b|\by\.o\.?", "yo", key)  # "27 y/o"
     key = re.sub(r"\bdays?\s+post[\s-]?hatch(?:ing)?\b", "dph", key)
     key = re.sub(r"(\d)\s*-\s*([a-z]+)\s*-\s*old\b", r"\1 \2 old", key)  # "12-week-old"
+    key = re.sub(r"^(?:生後|出生后)", "", key)  # "生後8週": eight weeks after birth
     key = re.sub(r"\b(old|of age|age|aged|approximately|approx|about|around)\b|[~≈,]|(?<!\d)\.|\.(?!\d)", " ", key)
     key = " ".join(key.split())
     if _POST_FERTILISATION.match(key):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from conversions.language.rules import parse_message
+from conversions.nwb.fields import SUBJECT_FIELDS
 from tests.language.heldout import same_value, stored_values
 
 ASKED_FIRST = ("experimenter", "institution", "experiment_description", "subject_id", "species", "sex", "age")
@@ -709,6 +710,54 @@ LOCATIONS: list[Row] = [
     ("miniscope imaging of hippocampal CA3 in mice", ASKED_FIRST, {"location": "hippocampal CA3"}),
 ]
 
+# --- Japanese and Chinese: labels with full-width colons or a topic particle, names with their
+# romanisation, subject words inside a run of characters ------------------------------------------
+
+EAST_ASIAN: list[Row] = [
+    (
+        "実験者：高橋 誠（Takahashi Makoto）、所属：大阪大学、"
+        "実験内容：ラット視床からの単一ユニット記録。動物ID：OU-7、メス、9週齢。",
+        ASKED_FIRST,
+        {
+            "experimenter": "Takahashi, Makoto",
+            "institution": "大阪大学",
+            "location": "視床",
+            "subject_id": "OU-7",
+            "species": "Rattus norvegicus",
+            "sex": "F",
+            "age": "P9W",
+        },
+    ),
+    (
+        "理化学研究所の中村由美（Nakamura Yumi）です。実験はマウス嗅球のカルシウムイメージングです。",
+        ASKED_FIRST,
+        {
+            "experimenter": "Nakamura, Yumi",
+            "institution": "理化学研究所",
+            "location": "嗅球",
+            "species": "Mus musculus",
+        },
+    ),
+    (
+        "我是复旦大学的王芳（Wang Fang）。单位是复旦大学，"
+        "实验：小鼠背侧海马CA3的膜片钳记录。小鼠编号 FD-3，雌性，10周龄。",
+        ASKED_FIRST,
+        {
+            "experimenter": "Wang, Fang",
+            "institution": "复旦大学",
+            "location": "背侧海马CA3",
+            "subject_id": "FD-3",
+            "sex": "F",
+            "age": "P10W",
+        },
+    ),
+    (
+        "個体番号 T-11、ラット、オス、生後6週",
+        SUBJECT_FIELDS,
+        {"subject_id": "T-11", "species": "Rattus norvegicus", "sex": "M", "age": "P6W"},
+    ),
+]
+
 # --- remarks, complaints and questions are answered, not stored --------------------------------
 
 REMARKS: list[Row] = [
@@ -735,6 +784,7 @@ TABLES = {
     "sexes": SEXES,
     "times": TIMES,
     "locations": LOCATIONS,
+    "east asian": EAST_ASIAN,
     "remarks": REMARKS,
 }
 # Fields a row's `want` is complete for: only these are checked for values that should not be there

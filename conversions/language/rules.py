@@ -2399,7 +2399,24 @@ def _field_for(text: str, piece: _Piece, pending: list[str], filled: set[str], a
             (name for name in piece.fields if name in pending),
             next((name for name in piece.fields if name not in filled), piece.fields[0]),
         )
-    return next((name for name in pending if _fits(name, text[piece.start : piece.end])), None)
+    value = text[piece.start : piece.end]
+    name = next((name for name in pending if _fits(name, value)), None)
+    if name in ("institution", "lab") and len(asked) > 1 and not _may_be_a_name(value):
+        return None  # "Bee 14, female worker": no place of work, and no other field's value either
+    return name
+
+
+def _may_be_a_name(value: str) -> bool:
+    """Whether a phrase with no cue may still be the name of a place of work ("Mount Sinai", "ufrj"),
+    when several fields were asked: no digits, no word for an animal, a sex or a research topic ("Bee
+    14", "female worker", "Pigeons", "Hirudo verbana" are left unread rather than taken for one)."""
+    words = [word.lower().strip(",.!?") for word in value.split()]
+    return (
+        not any(ch.isdigit() for ch in value)
+        and not any(word in _NOT_NAMES or word in _DESCRIPTION_WORDS or word in _SPECIES_WORDS for word in words)
+        and not species_mentions(value)
+        and prose.binomial_in_prose(value) != value.strip()
+    )
 
 
 def _description_for(value: str, pending: list[str], filled: set[str], asked: tuple[str, ...]) -> str | None:

@@ -364,6 +364,9 @@ SUBJECT_DETAILS: list[Row] = [
 # --- institutions: prepositions, departments, places -----------------------------------------------
 
 INSTITUTIONS: list[Row] = [
+    # A part with no cue is no institution when it names an animal, a sex or a topic.
+    ("Recorded by Ana Souza. Antennal lobe imaging. Bee 7, female worker", ASKED_FIRST, {}),
+    ("Snails. Buccal ganglion recordings by Tom Weiss, Lymnaea stagnalis", ASKED_FIRST, {}),
     (
         "Trabajo en el Instituto de Neurociencias en Alicante.",
         ("institution",),

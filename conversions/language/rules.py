@@ -2067,6 +2067,8 @@ def _cut_value(field: str, text: str, start: int, end: int) -> tuple[int, int]:
             next_comma = m.start()
     tail_ends.reverse()
     for index, m in enumerate(splits):
+        if text.count("(", start, m.start()) > text.count(")", start, m.start()):
+            continue  # "Jannik Peters (University of Oldenburg)": not inside the parentheses
         following = splits[index + 1].start() if index + 1 < len(splits) else end
         word = (m.group("word") or ",").lower()
         tail_end = tail_ends[index]
@@ -2114,9 +2116,12 @@ def _labeled_fields(text: str, start: int, end: int) -> tuple[list[_Value], set[
                 )
             )
             place = _place_after(match.label.field, text, value_end, rest_start, limit)
+            place = place or _place_aside(match.label.field, text, value_start, value_end)
+            if place and place[1] <= value_end:  # "Experimenter: Eva Horváth (University of Szeged)"
+                values[-1].end = _trim(text, value_start, text.rfind("(", value_start, place[0]))[1]
             if place:  # "recorded by A. Kumar @ IISc": the place is labeled by its "at" as well
                 values.append(_Value("institution", *place, labeled=True, correction=match.correction))
-                rest_start = place[1]
+                rest_start = max(rest_start, place[1])
         unlabeled.append((rest_start, limit))
     return values, declined, [(s, e) for s, e in unlabeled if s < e]
 
@@ -2131,6 +2136,18 @@ def _place_after(field: str, text: str, value_end: int, rest_start: int, limit: 
     if when and _DATE_RE.fullmatch(text, when.end(), end):
         end = when.start()
     return (start, end) if start < end and _is_affiliation(text[start:end]) else None
+
+
+def _place_aside(field: str, text: str, value_start: int, value_end: int) -> tuple[int, int] | None:
+    """The institution in parentheses after a labeled person or lab: "Eva Horváth (University of Szeged)"."""
+    aside = _PLACE_ASIDE_RE.search(text, value_start, value_end)
+    if field not in ("experimenter", "lab") or not aside or not _person(text[value_start : aside.start()]):
+        return None
+    place = aside.group("place")
+    return aside.span("place") if _is_named_institution(place) or _ACRONYM_RE.fullmatch(place) else None
+
+
+_PLACE_ASIDE_RE = re.compile(r"\s*\((?P<place>[^()]+)\)\s*$")
 
 
 def _limits(matches: list[_LabelMatch], end: int) -> list[int]:
@@ -2549,17 +2566,29 @@ _LEADING_PLACE_WORDS_RE = re.compile(
     r"|à\s+l['’]|à\s+la|au|à|am|an\s+der|bei\s+der|im|in\s+der|in)\s*",
     _I,
 )
-_INSIDE_PLACE_WORD_RE = re.compile(r"\s+(?:at|in|from|of)\s+", _I)
+# "postdoc in Peking University", "Francisca Soto y Matías Araya en la Pontificia Universidad…", "Lukas
+# Gruber von der Universität Wien", "os escribo desde el Instituto…", "Francesco Bianchi all'Istituto…".
+_INSIDE_PLACE_WORD_RE = re.compile(
+    r"\s+(?:at|in|from|of|en(?:\s+(?:el|la))?|na|no|em|à|au|von(?:\s+der)?|vom|an\s+der|am|bei(?:\s+der)?"
+    r"|desde(?:\s+(?:el|la))?|presso|del|della|dalla|da|do)\s+"
+    r"|\s+(?:all|dell|nell|dall|sull|à\s+l|de\s+l)['’](?=\w)",
+    _I,
+)
+# Lower-case words before a name that is plainly an institution's: "institution Shiraz University",
+# "should read Tohoku University", "hospital, correct is Hospital Italiano de Buenos Aires".
+_LOWERCASE_BEFORE_RE = re.compile(r"(?:[^\W\d_A-ZÀ-Þ][\w'’-]*[\s,]+)+(?=[A-ZÀ-Þ])")
 _DEPARTMENT_AT_END_RE = re.compile(
     r",\s*(?:the\s+)?(?:department|dept\.?|faculty|division|graduate\s+school|school|centre|center|unit|program(?:me)?)"
     r"\s+(?:of|for)\s+[^,]+$",
     _I,
 )
-# What a sentence in the users' languages leaves in front of an institution's name.
+# What a sentence in the users' languages leaves in front of an institution's name ("na UNICAMP",
+# "all'Istituto …"); in lower case only, so "Del Monte Institute" keeps "Del".
 _LEADING_ARTICLE_RE = re.compile(
     r"^(?i:(?:it'?s|it\s+is|this\s+is|that'?s)\s+(?:the\s+)?)"
-    r"|^(?:(?:do|da|dos|das|del|della|du|des|de\s+la|dal|dalla|vom|von\s+der|am|an\s+der)\s+"
-    r"|dell['’]|de\s+l['’]|l['’]|d['’])(?=[A-ZÀ-Þ])"  # lower case: "Del Monte Institute" keeps its name
+    r"|^(?:(?:do|da|dos|das|del|della|du|des|de\s+la|dal|dalla|vom|von\s+der|am|an\s+der|na|no|nos|nas|em|en"
+    r"|en\s+el|en\s+la|au|à|presso|desde|desde\s+el|desde\s+la|bei|bei\s+der|im|in\s+der)\s+"
+    r"|(?:dell|all|nell|dall|sull)['’]|à\s+l['’]|de\s+l['’]|l['’]|d['’])(?=[A-ZÀ-Þ])"
 )
 # Japanese written in Latin letters after the name: "… de jikken shiteimasu", "… no Saito Yui desu".
 _ROMAJI_AFTER_RE = re.compile(r"\s+(?:de|ni|no)\s+.*\w(?:desu|masu|mashita|shita)\b.*$|\s+(?:de|ni|no)\s+.*\bdesu\b.*$")
@@ -2606,10 +2635,17 @@ def _tidy_institution(value: str) -> str:
         value = value[department.end() :]
     for m in reversed(list(_INSIDE_PLACE_WORD_RE.finditer(value))):  # "postdoc in Peking University"
         before, after = value[: m.start()], value[m.end() :]
+        english = m.group().strip().lower() in ("at", "in", "from", "of")
         lowercase = any(w.islower() and w not in _NAME_PARTICLES | {"of", "the", "and", "for"} for w in before.split())
-        if lowercase and _is_organisation(after):
+        if english and lowercase and _is_organisation(after):
             value = after
             break
+        if _is_named_institution(after) and not _is_named_institution(before):
+            value = after  # "Hiroko Watanabe of Tohoku University"; "University of Padova" stays whole
+            break
+    lowered = _LOWERCASE_BEFORE_RE.match(value)
+    if lowered and lowered.group().split() != ["the"] and _is_named_institution(value[lowered.end() :]):
+        value = value[lowered.end() :]
     head, comma, last = value.rpartition(",")
     city = is_place(last) or (
         len(last.split()) <= 2
@@ -2630,7 +2666,13 @@ def _tidy_institution(value: str) -> str:
         # "SISSA Trieste"; a name written out keeps its last word ("… Science and Technology Austria")
         if _ACRONYM_RE.fullmatch(rest) and len(rest) >= 3:
             value = rest
-    return value.strip(" ,.")
+    return value.strip(" ,.-–—")
+
+
+def _is_named_institution(value: str) -> bool:
+    """An institution by a word of its name or a name the portal knows ("Tohoku University"); a
+    capitalised phrase alone ("Hiroko Watanabe") is none."""
+    return _is_known_institution(value) or _is_institution(value)
 
 
 def _is_organisation(value: str) -> bool:

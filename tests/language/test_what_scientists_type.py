@@ -373,6 +373,24 @@ INSTITUTIONS: list[Row] = [
         {"institution": "Instituto de Neurociencias"},
     ),
     ("Sou do Instituto Gulbenkian de Ciência.", ("institution",), {"institution": "Instituto Gulbenkian de Ciência"}),
+    # After a preposition of another language, or a person and "of", the institution is the name after it.
+    ("gravei eu mesma, Ana Lima, na UFMG", ASKED_FIRST, {"institution": "UFMG"}),
+    (
+        "Ciao, sono Luca Ferri dell'Istituto Neurologico Besta",
+        ASKED_FIRST,
+        {"institution": "Istituto Neurologico Besta"},
+    ),
+    ("Grüß Gott, hier ist Anna Huber von der Universität Graz", ASKED_FIRST, {"institution": "Universität Graz"}),
+    (
+        "Hola, escribo desde el Hospital Universitario de Bellvitge",
+        ASKED_FIRST,
+        {"institution": "Hospital Universitario de Bellvitge"},
+    ),
+    (
+        "Experimenter: Ida Berg (Lund University)",
+        ASKED_FIRST,
+        {"experimenter": "Berg, Ida", "institution": "Lund University"},
+    ),
     ("Je travaille à l'Hôpital Necker.", ("institution",), {"institution": "Hôpital Necker"}),
     ("It's the University of Bern, by the way", ("institution",), {"institution": "University of Bern"}),
     ("Kobe University de kenkyuu shiteimasu.", ("institution",), {"institution": "Kobe University"}),

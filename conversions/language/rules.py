@@ -851,7 +851,7 @@ _GENERA = _vocabulary(
     """mus, rattus, homo, macaca, danio, drosophila, callithrix, mustela, felis, sus, taeniopygia,
     caenorhabditis, xenopus, meriones, gallus, canis, oryctolagus, mesocricetus, cavia, peromyscus,
     octodon, tupaia, saimiri, aotus, ovis, bos, apis, aplysia, oryzias, heterocephalus, chlorocebus,
-    papio"""
+    papio, octopus"""
 )
 _SPECIES_WORDS = frozenset(word for name in _SPECIES_NAMES for word in name.split())
 
@@ -992,7 +992,8 @@ _STRAIN = (
     r"|large\s+white|landrace|yorkshire|merino|border\s+collie|beagle|labrador|hooded\s+lister"
     r"|wag/rij|gaers|[^\W_][\w-]*-(?:tdtomato|eyfp|gfp|egfp|yfp|chr2|flp|tta|cre\w*|dcre)|cba(?:/\w+)?|c3h(?:/\w+)?"
 )
-_SPECIES = rf"{_phrases(_SPECIES_NAMES)}|{_phrases(EAST_ASIAN_SPECIES)}|(?:{'|'.join(sorted(_GENERA))})\s+[a-z]+"
+# A genus with its species before the common names: "Octopus vulgaris" is one species, not an "octopus".
+_SPECIES = rf"(?:{'|'.join(sorted(_GENERA))})\s+[a-z]+|{_phrases(_SPECIES_NAMES)}|{_phrases(EAST_ASIAN_SPECIES)}"
 # "animal 4471", "mouse #12", "mouse number 12": the id is the number ("rat-03" and "sub_7" stay whole, as
 # `_ID` reads them); the word names the species when it is one.
 _NAMED_ID = (

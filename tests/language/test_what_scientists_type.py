@@ -551,6 +551,8 @@ SUBJECTS: list[Row] = [
 ]
 
 SPECIES: list[Row] = [
+    # A genus that is also a common name: the binomial names the species.
+    ("Octopus vulgaris, arm nerve cord recordings, ID OV-9", ASKED_FIRST, {"species": "Octopus vulgaris"}),
     ("Subject: a cynomolgus macaque called Tao", ("species",), {"species": "Macaca fascicularis"}),
     (
         "intracellular recordings from the buccal ganglion of Aplysia californica",

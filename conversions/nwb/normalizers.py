@@ -229,9 +229,45 @@ _SPECIES_BY_NAME: dict[str, str] = {
         ],
         "Homo sapiens",
     ),
-    # The common laboratory animals as the portal's users also name them.
-    **dict.fromkeys(["maus", "souris", "ratón", "raton", "topo", "camundongo"], "Mus musculus"),
-    **dict.fromkeys(["ratte", "rata", "ratto", "rato"], "Rattus norvegicus"),
+    # The common laboratory animals as the portal's users also name them, and their plurals.
+    **dict.fromkeys(
+        ["maus", "souris", "ratón", "raton", "topo", "camundongo", "ratones", "mäuse", "mäusen", "topi", "ratinho"],
+        "Mus musculus",
+    ),
+    **dict.fromkeys(["ratte", "rata", "ratto", "rato", "ratten", "ratti"], "Rattus norvegicus"),
+    **dict.fromkeys(
+        [
+            "paziente",
+            "pazienti",
+            "patienten",
+            "patiente",
+            "patientes",
+            "participantes",
+            "partecipanti",
+            "probanden",
+            "voluntarios",
+            "voluntários",
+            "volontari",
+        ],
+        "Homo sapiens",
+    ),
+    **dict.fromkeys(
+        [
+            "pez cebra",
+            "peces cebra",
+            "peixe zebra",
+            "peixes zebra",
+            "pesce zebra",
+            "pesci zebra",
+            "poisson zèbre",
+            "poissons zèbres",
+            "zebrafisch",
+            "zebrafische",
+            "zebrafischlarve",
+            "zebrafischlarven",
+        ],
+        "Danio rerio",
+    ),
     **dict.fromkeys(
         ["macaque", "macaques", "rhesus", "rhesus macaque", "rhesus monkey", "rhesus monkeys"],
         "Macaca mulatta",
@@ -292,7 +328,11 @@ _SPECIES_BY_NAME: dict[str, str] = {
     **dict.fromkeys(["axolotl"], "Ambystoma mexicanum"),
     **dict.fromkeys(["naked mole rat"], "Heterocephalus glaber"),
     **dict.fromkeys(["prairie vole"], "Microtus ochrogaster"),
-    **dict.fromkeys(["deer mouse"], "Peromyscus maniculatus"),
+    **dict.fromkeys(["deer mouse", "deer mice"], "Peromyscus maniculatus"),
+    **dict.fromkeys(["mouse lemur", "grey mouse lemur", "gray mouse lemur"], "Microcebus murinus"),
+    **dict.fromkeys(["desert locust"], "Schistocerca gregaria"),
+    **dict.fromkeys(["budgerigar", "budgie"], "Melopsittacus undulatus"),
+    **dict.fromkeys(["bearded dragon"], "Pogona vitticeps"),
     **EAST_ASIAN_SPECIES,
 }
 # Names shared by several species used in labs: picking one would guess a fact.

@@ -553,6 +553,11 @@ SUBJECTS: list[Row] = [
 SPECIES: list[Row] = [
     # A genus that is also a common name: the binomial names the species.
     ("Octopus vulgaris, arm nerve cord recordings, ID OV-9", ASKED_FIRST, {"species": "Octopus vulgaris"}),
+    # The lab animals in the users' languages and plurals; a longer name before the one inside it.
+    ("Registrazioni EEG in pazienti con emicrania", ASKED_FIRST, {"species": "Homo sapiens"}),
+    ("Imagem de cálcio no hipocampo de ratinhos", ASKED_FIRST, {"species": "Mus musculus"}),
+    ("Lichtblatt-Imaging bei Zebrafischlarven", ASKED_FIRST, {"species": "Danio rerio"}),
+    ("two-photon imaging in grey mouse lemurs", ASKED_FIRST, {"species": "Microcebus murinus"}),
     ("Subject: a cynomolgus macaque called Tao", ("species",), {"species": "Macaca fascicularis"}),
     (
         "intracellular recordings from the buccal ganglion of Aplysia californica",

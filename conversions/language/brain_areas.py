@@ -51,7 +51,8 @@ _AFTER_WORD = (
     r"|temporal|temporale|frontal|frontale|occipital|occipitale|motore|motor|uditivo|auditivo|central|centrale"
     r"|basolatéral|basolateral|basolaterale|piriforme|olfactif|olfativo|olfattivo|spinale|espinal"
     r"|à\stonneaux|a\sbarile"
-    r"|[a-z]{4,}(?:aris|alis|ensis|atus|ata|ium))"
+    r"|simplex|nucleus|supérieur|inférieur|superior|inferior|insular|olfatoria|olfativa|olfattiva"
+    r"|(?!(?:calcium|sodium|potassium|magnesium|medium|premium)\b)[a-z]{4,}(?:aris|alis|ensis|atus|ata|ium))"
 )
 _AFTER_HEAD = rf"(?:\s{_AFTER_WORD}){{0,2}}"
 # Modifiers not in the list above that read as anatomy by their ending ("inferotemporal", "sensorimotor",
@@ -75,7 +76,8 @@ _MODIFIERS = (
     "|pontine|tectal|posterior parietal|extrastriate|striate|association|limbic|septal|hippocampal|thalamic"
     "|parafascicular|intralaminar|anterodorsal|globus|substantia|supramarginal|fusiform|angular|precentral"
     "|postcentral|ectorhinal|agranular|granular|whisker|trigeminal|auditory nerve|IT|abdominal|sciatic|vagus|vagal"
-    "|basal|ventricular|median|optic nerve|visual thalamus|auditory thalamus"
+    "|basal|ventricular|median|optic nerve|visual thalamus|auditory thalamus|middle|electrosensory|lateral line"
+    "|stellate|external|dorsal root|central ring|root"
 )
 # German adjectives, inflected, before the noun: "im medialen präfrontalen Kortex", "des motorischen Kortex".
 _GERMAN_MODIFIER = r"[a-zäöü]{3,}(?:isch|al|ell|är|or|iv)(?:e|en|er|es|em)"
@@ -104,7 +106,7 @@ _EAST_ASIAN_AREA_RE = re.compile(
 )
 _ABBREVIATION_ALTERNATIVES = "|".join(sorted(_ABBREVIATIONS, key=len, reverse=True))
 _ABBREVIATION_RE = re.compile(
-    rf"(?<![\w/-])(?:(?:dorsal|ventral|left|right|medial|lateral|hippocampal)\s)?(?:{_ABBREVIATION_ALTERNATIVES})"
+    rf"(?<![\w/-])(?:(?:dorsal|ventral|left|right|medial|lateral|hippocampal)\s){{0,2}}(?:{_ABBREVIATION_ALTERNATIVES})"
     rf"(?:\s(?:core|shell))?(?![\w/-])"
 )
 _JOINED_RE = re.compile(r"\s{0,2}(?:and|&|\+|,)\s{0,2}|\s", re.IGNORECASE)  # "spinal cord dorsal horn" too

@@ -736,6 +736,11 @@ LOCATIONS: list[Row] = [
     ("Ableitungen im entorhinalen Kortex von Ratten", ASKED_FIRST, {"location": "entorhinalen Kortex"}),
     ("tétrodes dans le cortex entorhinal médian du rat", ASKED_FIRST, {"location": "cortex entorhinal médian"}),
     ("miniscope imaging of hippocampal CA3 in mice", ASKED_FIRST, {"location": "hippocampal CA3"}),
+    # "calcium" after an area is the method, not a Latin name of the area; more words before and after a head.
+    ("antennal lobe calcium imaging in moths", ASKED_FIRST, {"location": "antennal lobe"}),
+    ("patch clamp in the middle temporal gyrus of resected tissue", ASKED_FIRST, {"location": "middle temporal gyrus"}),
+    ("recordings from the dorsal root ganglion of rats", ASKED_FIRST, {"location": "dorsal root ganglion"}),
+    ("registros en la corteza insular de ratas", ASKED_FIRST, {"location": "corteza insular"}),
 ]
 
 # --- Japanese and Chinese: labels with full-width colons or a topic particle, names with their

@@ -100,6 +100,7 @@ _EAST_ASIAN_MODIFIERS = (
     "|聴覚|運動|味覚|嗅覚|桶状|躯体感觉|体感|视觉|听觉|运动|味觉|嗅觉|帯状|扣带|眼窩前頭|眶额|頭頂|顶叶|側頭|颞叶|後頭"
     "|枕叶|前頭|额叶|脳梁膨大後部|嗅内|内嗅|梨状|島|岛叶|外側膝状|外侧膝状"
 )
+_KANA_OR_HAN_RE = re.compile(r"[\u30a0-\u30ff\u3400-\u9fff]")  # a message without them names none
 _EAST_ASIAN_AREA_RE = re.compile(
     rf"(?:{_EAST_ASIAN_MODIFIERS}){{0,4}}(?:{_EAST_ASIAN_HEADS})"
     rf"(?:\s?(?:{'|'.join(sorted(_ABBREVIATIONS, key=len, reverse=True))})(?![A-Za-z0-9/-]))?"
@@ -171,7 +172,8 @@ _NAMED_BY_ABBREVIATION_RE = re.compile(r"(?i:area|region|nucleus)\s(?P<name>[A-Z
 
 def area_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
-    for m in [*_AREA_RE.finditer(text), *_ABBREVIATION_RE.finditer(text), *_EAST_ASIAN_AREA_RE.finditer(text)]:
+    east_asian = _EAST_ASIAN_AREA_RE.finditer(text) if _KANA_OR_HAN_RE.search(text) else ()
+    for m in [*_AREA_RE.finditer(text), *_ABBREVIATION_RE.finditer(text), *east_asian]:
         if m.group().lower() in _NOT_AREAS:
             continue
         if m.group().lower().endswith("ganglion") and _CELL_TYPE_AFTER.match(text, m.end()):

@@ -457,6 +457,7 @@ _PROSE_WORD_RE = re.compile(r"[^\W_][\w.'/-]*")
 
 # Katakana names stand alone among katakana ("ラット", not the "ラット" of "プラットフォーム"); Han names
 # may sit inside a run ("大鼠前扣带皮层"), where no space sets a word off.
+_KANA_OR_HAN_RE = re.compile(r"[\u30a0-\u30ff\u3400-\u9fff]")  # a message without them names none
 _EAST_ASIAN_SPECIES_RE = re.compile(
     "|".join(
         rf"(?<![\u30a0-\u30ff]){re.escape(name)}(?![\u30a0-\u30ff])"
@@ -483,7 +484,7 @@ def species_mentions(text: str) -> list[SpeciesMention]:
             start, end = words[index][0], words[index + length - 1][1]
             found.append(SpeciesMention(start, end, name, _NAMES[name]))
             covered[index : index + length] = [True] * length
-    for m in _EAST_ASIAN_SPECIES_RE.finditer(text):
+    for m in _EAST_ASIAN_SPECIES_RE.finditer(text) if _KANA_OR_HAN_RE.search(text) else ():
         if not any(m.start() < mention.end and mention.start < m.end() for mention in found):
             found.append(SpeciesMention(m.start(), m.end(), m.group(), EAST_ASIAN_SPECIES[m.group()]))
     found.sort(key=lambda mention: mention.start)

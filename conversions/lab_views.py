@@ -10,6 +10,7 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -19,6 +20,7 @@ from conversions.errors import Conflict, NotFound
 from conversions.models import Lab, Subject
 
 TEMPLATE = "conversions/lab_settings.html"
+SUBJECTS_PER_PAGE = 200
 
 
 def _help(name: str) -> str:
@@ -168,7 +170,10 @@ def _page(
         "subject_form": subject_form,
         "import_form": import_form or ImportForm(),
         "import_report": import_report,
-        "subjects": lab.subjects.all(),
+        # A registry of thousands is shown a page at a time (LAB_MAX_SUBJECTS bounds it).
+        "subjects": Paginator(lab.subjects.order_by("subject_id", "id"), SUBJECTS_PER_PAGE).get_page(
+            request.GET.get("page")
+        ),
         "timezones": registry.timezone_names().values(),
         "subject_columns": ",".join(registry.SUBJECT_COLUMNS),
     }

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import QuerySet
@@ -330,6 +331,8 @@ def add_subject(*, lab: Lab, actor: AbstractBaseUser, values: Mapping[str, Any])
     """Register a subject from clean values; Conflict if its id is already registered."""
     with transaction.atomic():
         Lab.objects.select_for_update().get(id=lab.id)
+        if lab.subjects.count() >= settings.LAB_MAX_SUBJECTS:
+            raise Conflict(_full(lab))
         subject = _add(lab, values)
         _audit(actor, "subject_registered", {"lab_id": lab.id, "lab": lab.name, "subject_id": subject.subject_id})
     return subject
@@ -367,6 +370,13 @@ def remove_subject(*, subject: Subject, actor: AbstractBaseUser) -> None:
             },
         )
         subject.delete()
+
+
+def _full(lab: Lab) -> str:
+    return (
+        f"{lab.name}'s registry would hold more than {settings.LAB_MAX_SUBJECTS} subjects, the most a lab's "
+        "registry holds; nothing was added. Remove subjects the lab no longer uses first."
+    )
 
 
 def _add(lab: Lab, values: Mapping[str, Any]) -> Subject:
@@ -458,6 +468,12 @@ def import_subjects(*, lab: Lab, actor: AbstractBaseUser, content: bytes) -> Imp
                 changed[existing.subject_id] = changes
             else:
                 report.unchanged.append(existing.subject_id)
+        if lab.subjects.count() > settings.LAB_MAX_SUBJECTS:
+            # All or nothing, as for a refused row: what was added is taken back.
+            transaction.set_rollback(True)
+            report.errors.append(_full(lab))
+            report.added, report.updated, report.unchanged = [], [], []
+            return report
         if report.added or report.updated:
             _audit(
                 actor,

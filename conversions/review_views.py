@@ -12,6 +12,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -23,6 +24,9 @@ from conversions.models import ConversionSession, Lab, Membership
 from conversions.review_queue import REASON_LABELS, Reason, reason_counts, reasons_of, review_queue
 
 View = Callable[..., HttpResponse]
+
+# The queue is shown a page at a time, longest waiting first.
+QUEUE_PER_PAGE = 100
 
 
 def staff_required(view: View) -> View:
@@ -59,11 +63,14 @@ def queue_page(request: HttpRequest) -> HttpResponse:
     except ValueError:
         messages.error(request, "That lab is not known; showing every lab.")
         lab_id = None
-    sessions = list(review_queue(now=now, reason=reason, lab_id=lab_id))
-    rows = [{"session": s, "reasons": reasons_of(s, now=now)} for s in sessions]
+    page = Paginator(review_queue(now=now, reason=reason, lab_id=lab_id), QUEUE_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    rows = [{"session": s, "reasons": reasons_of(s, now=now)} for s in page]
     counts = reason_counts(now=now)
     context = {
         "rows": rows,
+        "page": page,
         "counts": [(r.value, REASON_LABELS[r], counts[r.value]) for r in Reason],
         "total": counts["total"],
         "labs": Lab.objects.order_by("name"),

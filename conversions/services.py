@@ -168,6 +168,19 @@ def clean_relative_path(raw: str) -> PurePosixPath:
     return PurePosixPath(*parts)
 
 
+def refuse_too_many_files(session: ConversionSession, new_paths: Iterable[str]) -> None:
+    """A session holds at most SESSION_MAX_FILES files (stored, or on their way in pieces); a file
+    sent again under the same path replaces itself and counts once."""
+    held = set(session.files.values_list("relative_path", flat=True))
+    held |= set(session.pending_uploads.values_list("relative_path", flat=True))
+    total = len(held | set(new_paths))
+    if total > settings.SESSION_MAX_FILES:
+        raise BadRequest(
+            f"This session would hold {total} files; a session holds at most {settings.SESSION_MAX_FILES}. "
+            "Nothing was stored: send the recording's folder in a session of its own, or fewer files."
+        )
+
+
 def add_files(
     *,
     session: ConversionSession,
@@ -188,6 +201,7 @@ def add_files(
         if relative_paths
         else [clean_relative_path(PurePosixPath(u.name or "").name) for u in uploads]
     )
+    refuse_too_many_files(session, (p.as_posix() for p in paths))
     root = session.source_directory
     stored: list[SourceFile] = []
     for upload, relative in zip(uploads, paths, strict=True):

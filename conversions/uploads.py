@@ -137,6 +137,7 @@ def declare_uploads(
     _refuse_while_converting(session)
     cleaned = [(services.clean_relative_path(f.path), f.size_bytes) for f in files]
     _check_paths_fit_together([relative for relative, _ in cleaned])
+    services.refuse_too_many_files(session, (relative.as_posix() for relative, _ in cleaned))
     for relative, size in cleaned:
         if size < 0:
             raise BadRequest(f"{relative.name} was declared with a negative size.")
@@ -503,10 +504,11 @@ def import_from_storage(
         raise BadRequest("Choose the files or folders to import first.")
     _refuse_while_converting(session)
     copies = _plan_copies(root, paths)
+    services.refuse_too_many_files(session, (copy.destination.as_posix() for copy in copies))
     total = sum(copy.size_bytes for copy in copies)
     free = _free_bytes(session)
     if total > free:
-        raise StorageProblem(
+        raise InsufficientStorage(
             f"The server has {_size(free)} free and these files need {_size(total)}. Nothing was imported; "
             "tell the portal's admins, or import fewer files."
         )

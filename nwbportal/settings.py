@@ -201,6 +201,10 @@ FILE_UPLOAD_TEMP_DIR = env.str("FILE_UPLOAD_TEMP_DIR", default=None)
 # folder of the lab's server storage lists at most.
 UPLOAD_PIECE_BYTES = env.int("UPLOAD_PIECE_BYTES", default=8 * 1024 * 1024)
 STORAGE_BROWSE_MAX_ENTRIES = env.int("STORAGE_BROWSE_MAX_ENTRIES", default=500)
+# What one user can grow without bound otherwise: the files of one session (a recording folder of
+# many small files fits well within it) and the subjects of one lab's registry.
+SESSION_MAX_FILES = env.int("SESSION_MAX_FILES", default=20000)
+LAB_MAX_SUBJECTS = env.int("LAB_MAX_SUBJECTS", default=20000)
 
 # Celery. The database, not a result backend, is the source of truth for jobs.
 CONVERSION_SOFT_TIME_LIMIT = env.int("CONVERSION_SOFT_TIME_LIMIT", default=6 * 3600)

@@ -41,6 +41,27 @@ JAPANESE = _names(
     sakurai kinoshita noguchi matsuo nomura kikuchi sano onishi sugimoto arai hamada kojima
     mizuno yoshikawa kishi tsuchiya kawaguchi kawasaki kawamura hoshino iwata"""
 )
+# Chinese family names as Singapore, Malaysia and Hong Kong romanise them (Hokkien, Teochew, Cantonese).
+SOUTHERN_CHINESE = _names(
+    """tan lim ng goh teo ong koh chua chan wong cheung leung lau chow tsang kwok yip tse low yeo toh quek
+    seah chong loh phua khoo foo"""
+)
+# Hungarian names are written family name first in Hungarian ("Nagy Gábor", "Kiss Dóra"); the common
+# family names and given names, so that "Gábor Nagy" (the English order) stays as written.
+HUNGARIAN = _names(
+    """nagy kovacs toth szabo horvath varga kiss molnar nemeth farkas balogh papp takacs juhasz lakatos
+    meszaros olah racz fekete szilagyi torok feher balazs gal kis szucs kocsis orsos pinter fodor szalai
+    sipos magyar lukacs gulyas biro kiraly katona laszlo jakab bogdan balog sandor boros fazekas kelemen
+    antal somogyi orosz vincze veres budai hegedus deak pap bartha palfi vass"""
+)
+_HUNGARIAN_GIVEN = _names(
+    """gabor laszlo istvan jozsef janos zoltan sandor ferenc attila peter tamas zsolt tibor andras csaba
+    imre gyorgy balazs mihaly robert akos bence mate mark daniel adam david levente gergely krisztian
+    norbert viktor szabolcs marton botond kristof dominik
+    maria erzsebet katalin ilona eva anna zsuzsanna margit judit agnes julianna andrea erika krisztina
+    edit ildiko timea eszter monika zsofia reka dora noemi petra orsolya viktoria anita kinga boglarka
+    nora lilla fanni hanna luca emese beata rita szilvia brigitta adrienn melinda"""
+)
 VIETNAMESE = _names("nguyen tran le pham hoang huynh phan vu vo dang bui do ho ngo duong ly truong dinh lam mai trinh")
 # Vietnamese middle names that mark the family name before them ("Bui Van Long", "Nguyen Thi Mai").
 _VIETNAMESE_MIDDLE = _names("van thi duc minh ngoc huu quang thanh hong xuan anh dinh cong")
@@ -83,6 +104,8 @@ def family_name_first(words: list[str]) -> bool:
         given = rest[0]
         if first in KOREAN and _is_korean_given(given):
             return True
+        if first in HUNGARIAN and _plain(given) in _HUNGARIAN_GIVEN and first not in _HUNGARIAN_GIVEN:
+            return True
         if first in CHINESE and _is_pinyin_given(given) and _plain(given).replace("-", "") not in CHINESE:
             return True
         return first in JAPANESE and _is_japanese_given(given) and _plain(given) not in JAPANESE
@@ -91,7 +114,34 @@ def family_name_first(words: list[str]) -> bool:
     # "Tan Wei Ling", given name in two words; but "Wei Ling Tan" ends with the family name.
     return (
         len(rest) == 2
-        and first in CHINESE
+        and (first in CHINESE or first in SOUTHERN_CHINESE)
         and all(_is_pinyin_given(word) for word in rest)
-        and _plain(rest[-1]) not in CHINESE
+        and _plain(rest[-1]) not in CHINESE | SOUTHERN_CHINESE
     )
+
+
+# Common Spanish family names. A Spanish name ends with two family names, the father's and the
+# mother's ("Martina Gómez Ruiz" is Gómez Ruiz, Martina); both are the family name only where neither
+# is also a common given name ("Ana Lucía Ferrer", "Pablo Martín").
+SPANISH = _names(
+    """garcia rodriguez gonzalez fernandez lopez martinez sanchez perez gomez jimenez ruiz hernandez diaz
+    moreno munoz alvarez romero gutierrez navarro torres dominguez vazquez ramos serrano blanco molina
+    morales suarez ortega delgado castro ortiz rubio marin sanz nunez iglesias medina garrido cortes
+    castillo lozano guerrero cano prieto mendez calvo gallego vidal marquez herrera pena cabrera campos
+    vega fuentes carrasco caballero reyes nieto aguilar pascual herrero montero hidalgo gimenez ibanez
+    ferrer duran benitez vargas arias carmona crespo pastor soto saez velasco moya soler parra bravo
+    gallardo rojas acosta figueroa sepulveda contreras espinoza valenzuela araya fuentes cardenas rios
+    echeverria navas quintero salazar ochoa mejia zapata"""
+)
+_SPANISH_GIVEN = _names("""martin santiago leon cruz mora vicente esteban roman lorenzo pascual alonso""")
+
+
+def spanish_family_names(words: list[str]) -> int:
+    """How many of the last `words` of a name given name first are its family name: 2 for "Martina
+    Gómez Ruiz" and "María José García López", else 1."""
+    if len(words) < 3:
+        return 1
+    father, mother = _plain(words[-2]), _plain(words[-1])
+    if father in SPANISH and mother in SPANISH and father not in _SPANISH_GIVEN:
+        return 2
+    return 1

@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .family_first import family_name_first
+from .family_first import family_name_first, spanish_family_names
 from .fields import FIELDS
 
 # --- experimenter --------------------------------------------------------------------------------
@@ -125,7 +125,7 @@ def _last_first(person: str) -> str:
         return f"{' '.join(words[:-1])}, {_initials_with_dots(words[-1])}"
     if family_name_first(words):  # "Zhou Jie", "Sato Kenta", "Kim Ji-woo", "Nguyen Thi Mai"
         return f"{words[0]}, {' '.join(words[1:])}"
-    particles = 1
+    particles = spanish_family_names(words)
     while len(words) - particles - 1 >= 1 and words[-particles - 1].lower() in _PARTICLES:
         particles += 1
     return f"{' '.join(words[-particles:])}, {_initials_with_dots(' '.join(words[:-particles]))}"

@@ -178,7 +178,7 @@ def _organisation(text: str, run: list[tuple[int, int, str]], is_known: Callable
     if _keyworded(lowered) and len(words) >= 2:
         campus = _CAMPUS_RE.match(text, run[-1][1])
         if _SYSTEM_RE.fullmatch(name) and campus:
-            return f"{name}, {campus.group('campus')}"  # "University of California, Berkeley"
+            return f"{name}{campus.group()}"  # "University of California, Berkeley", "University of Texas at Austin"
         return name
     if len(words) == 1 and re.search(r"\bin\s+$", text[max(0, run[0][0] - 4) : run[0][0]]):
         return None  # "… in Cambridge": a city that shares its name with a university
@@ -216,12 +216,20 @@ def _keyworded(lowered: list[str]) -> bool:
     return any(w in ("laboratory", "laboratories", "unit") for w in lowered[1:]) and len(lowered) >= 3
 
 
-# University systems whose campus follows a comma: "University of California, Berkeley".
+# University systems whose campus follows a comma or "at": "University of California, Berkeley",
+# "University of Texas at Austin".
 _SYSTEM_RE = re.compile(
     r"University\s+of\s+(?:California|Texas|Wisconsin|Colorado|Illinois|Massachusetts|Maryland|North\s+Carolina"
     r"|Missouri|Hawaii|Nebraska|Tennessee|Minnesota)"
 )
-_CAMPUS_RE = re.compile(r", (?P<campus>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})(?![\w'-])")
+_CAMPUS_RE = re.compile(r"(?:, | at )(?P<campus>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})(?![\w'-])")
+
+
+def with_campus(name: str) -> bool:
+    """Whether `name` is a university system with its campus ("University of Texas at Austin"), whose
+    last words are a place that belongs to the name."""
+    head = _SYSTEM_RE.match(name)
+    return bool(head and _CAMPUS_RE.fullmatch(name, head.end()))
 
 
 def _in_parentheses_after(name: str) -> re.Pattern[str]:

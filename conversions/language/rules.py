@@ -2622,7 +2622,9 @@ def _tidy_institution(value: str) -> str:
     value = _LEADING_PLACE_WORDS_RE.sub("", value)
     value = _LEADING_ARTICLE_RE.sub("", value)  # "do Instituto …", "l'Hôpital …", "It's the University of Tokyo"
     place = _PLACE_AFTER_RE.search(value)
-    if place and _is_organisation(value[: place.start()]):  # "Charité in Berlin"
+    if (
+        place and _is_organisation(value[: place.start()]) and not institutions.with_campus(value)
+    ):  # "Charité in Berlin"
         value = value[: place.start()]
     value = _ROMAJI_AFTER_RE.sub("", value)  # "Tohoku University de jikken shiteimasu", "… no Saito Yui desu"
     value = _CAMPUS_AFTER_RE.sub("", value)  # "EPFL, Campus Biotech"

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from conversions.language import east_asian
-from conversions.nwb.normalizers import FOREIGN_MONTH
+from conversions.nwb.normalizers import FOREIGN_MONTH, OTHER_LANGUAGE_AGE_UNITS, OTHER_LANGUAGE_SEX
 
 _I = re.IGNORECASE
 MONTH = (
@@ -140,7 +140,7 @@ _UNIT = (
     r"(?:days?|weeks?|wks?|wk|months?|mos?|mo|years?|yrs?|yr|y/o|y\.o\.?|yo|y|dph|days?\spost[\s-]?hatch(?:ing)?"
     r"|dpf|hpf|days?\spost[\s-]fertili[sz]ation|歳|才|岁"
     r"|jahre?|monate?|wochen?|tage?|weken|maanden|jaar|dagen|años?|anos?|ans|anni|meses|mois|mesi|semanas?|semaines?|settimane|días|dias|jours"
-    r"|giorni|shuukan|sai)"
+    rf"|giorni|shuukan|sai|{'|'.join(OTHER_LANGUAGE_AGE_UNITS)})"
 )
 _AGE_RE = re.compile(
     rf"(?<![\w-])(?:(?:between|from)\s)?{_NUMBER}(?:\s?(?:-|–|to|and)\s?{_NUMBER})?\s?-?\s?{_UNIT}"
@@ -230,12 +230,14 @@ _SEX_WORDS = {
     "rooster": "male",
     "bull": "male",
     "stallion": "male",
+    **{word: "male" if sex == "M" else "female" for word, sex in OTHER_LANGUAGE_SEX.items()},
 }
 # The singular only: "2 males" or "females" describe a group, not this subject.
 _SEX_RE = re.compile(
     r"(?<![\w-])(?:male|female|man|woman|boy|girl|hermaphrodite|männlich|weiblich|macho|hembra|mâle|femelle|maschio"
     r"|femmina|ewe|hen|sow|mare|heifer|boar|rooster|stallion|homme|femme|masculin[oa]|femenin[oa]|feminin[oa]|hombre"
-    r"|mujer|homem|mulher|wether|f[êe]mea|mesu|josei|dansei|vrouwelijk|mannelijk|var[óo]n)(?![\w-])|[♂♀]"
+    r"|mujer|homem|mulher|wether|f[êe]mea|mesu|josei|dansei|vrouwelijk|mannelijk|var[óo]n"
+    rf"|{'|'.join(OTHER_LANGUAGE_SEX)})(?![\w-])|[♂♀]"
     rf"|{east_asian.SEX}",
     _I,
 )

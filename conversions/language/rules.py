@@ -102,6 +102,8 @@ from conversions.nwb.fields import FIELDS, SUBJECT_FIELDS
 from conversions.nwb.normalizers import (
     EAST_ASIAN_SPECIES,
     FOREIGN_MONTH,
+    OTHER_LANGUAGE_AGE_UNITS,
+    OTHER_LANGUAGE_SEX,
     abbreviated_binomial,
     normalize_datetime,
     normalize_experimenter,
@@ -894,7 +896,7 @@ _TRAILING_CHATTER = frozenset(
     {"instead", "please", "thanks", "then", "sorry", "too", "probably", "maybe", "here", "obviously", "lol", "haha"}
 )
 # Words that say who without naming anyone ("a student recorded it").
-_NOT_NAMES = _vocabulary(
+_NOT_NAMES = frozenset(OTHER_LANGUAGE_SEX) | _vocabulary(
     """someone, somebody, nobody, everyone, everybody, people, person, student, students, postdoc, postdocs,
     technician, colleague, colleagues, team, lab, group, both, two, three, several, others, myself,
     male, female, macho, hembra, varón, varon, mâle, femelle, homme, femme, männlich, weiblich, maschio, femmina,
@@ -973,14 +975,14 @@ _AGE = (
     rf"|(?:\d+(?:\.\d+)?|{_NUMBER_WORDS})(?:\s*[-–]\s*\d+)?\s*(?:-\s*)?"
     r"(?:days?|d|weeks?|wks?|wk|w|months?|mos?|mo|years?|yrs?|yr|y|dpf|hpf|days\s+post[\s-]fertili[sz]ation"
     r"|jahre?|monate?|wochen?|tage?|weken|maanden|jaar|dagen|años?|anos?|ans|anni|meses|mois|mesi|semanas?"
-    r"|semaines?|settimane|días|dias|jours|giorni|shuukan|sai)(?!\w)"
+    rf"|semaines?|settimane|días|dias|jours|giorni|shuukan|sai|{'|'.join(OTHER_LANGUAGE_AGE_UNITS)})(?!\w)"
     r"(?:\s*(?:-\s*)?old)?"
     rf"|{east_asian.AGE}"
 )
 _SEX = (
     r"female|male|females|males|woman|man|f|m|macho|hembra|var[óo]n|mâle|femelle|homme|femme|männlich|weiblich"
     r"|maschio|femmina|masculino|feminino|femenino|f[êe]mea|mesu|josei|dansei|mannelijk|vrouwelijk"
-    rf"|{east_asian.SEX}"
+    rf"|{east_asian.SEX}|{'|'.join(OTHER_LANGUAGE_SEX)}"
 )
 _SEX_VALUE_RE = re.compile(rf"(?:{_SEX}|unknown|not\s+known|u|other|o)", _I)
 _STRAIN = (
@@ -2558,6 +2560,10 @@ def _tidy_person(value: str) -> str:
 
 
 _PLACE_AFTER_RE = re.compile(r"\s+(?:in|at|en|à|em|a)\s+(?P<place>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2})$")
+# A spaced dash before lower-case words sets a remark off the name ("Charité – Universitätsmedizin Berlin"
+# is one name); a remark that takes the name back leaves the institution unread.
+_REMARK_AFTER_DASH_RE = re.compile(r"\s+(?:—|–|--?)\s+(?P<remark>[a-z].*)$", re.DOTALL)
+_TAKEN_BACK_RE = re.compile(r"(?:actually|oops|no\b|sorry|well\b|wait\b|i\s+mean|correction|scratch)", _I)
 _PARENTHESIS_AT_END_RE = re.compile(r"\s*\([^()]*\)$")
 _LEADING_PLACE_WORDS_RE = re.compile(
     r"^(?:(?:we'?re|we\s+are|i'?m|i\s+am|i\s+work|we\s+work|based)(?:\s+all)?\s+)?(?:at|from|of|in|@)\s+"
@@ -2612,6 +2618,11 @@ def _tidy_institution(value: str) -> str:
     head, colon, tail = value.partition(":")
     if colon and tail.strip() and len(head.split()) <= 2:  # "Uni: Khalifa University"
         value = tail
+    remark = _REMARK_AFTER_DASH_RE.search(value)  # "Karolinska Institutet — different lab this time"
+    if remark and _TAKEN_BACK_RE.match(remark.group("remark")):
+        return ""  # "University of Oxford — actually no, …": which one it was is for the user to say
+    if remark:
+        value = value[: remark.start()]
     value = _PARENTHESIS_AT_END_RE.sub("", value.strip())  # "ISTA (Klosterneuburg)", "(bioscience dept)"
     value = re.sub(r"\s+\([^()]*$", "", value)  # a remark cut off by a comma: "… (the Florey is separate btw"
     value = _DEPARTMENT_AT_END_RE.sub("", value)  # "University of Cambridge, Department of Zoology"

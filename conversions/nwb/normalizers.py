@@ -587,7 +587,14 @@ def _several_species(cleaned: str, key: str) -> ValueError:
 
 # --- sex -----------------------------------------------------------------------------------------
 
+# An animal's sex in Dutch, Polish, Czech, Turkish, Norwegian and Hungarian ("Muis SV-17, vrouwtje"),
+# languages whose words the reader looks for as it does the English ones.
+OTHER_LANGUAGE_SEX: dict[str, str] = {
+    **dict.fromkeys(["mannetje", "samiec", "samec", "erkek", "hann", "hannkjønn", "hím"], "M"),
+    **dict.fromkeys(["vrouwtje", "samica", "samice", "dişi", "hunn", "hunnkjønn", "nőstény", "kobieta"], "F"),
+}
 _SEX_BY_WORD: dict[str, str] = {
+    **OTHER_LANGUAGE_SEX,
     **dict.fromkeys(["m", "male", "males", "man", "boy", "♂"], "M"),
     **dict.fromkeys(["f", "female", "females", "woman", "girl", "♀"], "F"),
     **dict.fromkeys(["u", "unknown", "unk", "?", "not known", "n/a", "na", "unsure", "undetermined"], "U"),
@@ -660,8 +667,16 @@ EAST_ASIAN_AGE_UNITS: dict[str, str] = {
     **dict.fromkeys(["日齢", "日龄", "日", "天"], "D"),
     **dict.fromkeys(["歳", "才", "岁"], "Y"),
 }
+# The units in Polish, Czech, Turkish and Norwegian ("12 tygodni", "10 haftalık", "36 lat").
+OTHER_LANGUAGE_AGE_UNITS: dict[str, str] = {
+    **dict.fromkeys(["lat", "let", "roků", "yaşında", "yaş", "år"], "Y"),
+    **dict.fromkeys(["miesięcy", "miesiące", "měsíců", "měsíce", "aylık", "ay", "måneder"], "M"),
+    **dict.fromkeys(["tygodni", "tygodnie", "týdnů", "týdny", "haftalık", "hafta", "uker"], "W"),
+    **dict.fromkeys(["dni", "dnů", "günlük", "gün", "dager"], "D"),
+}
 _AGE_UNITS: dict[str, str] = {
     **EAST_ASIAN_AGE_UNITS,
+    **OTHER_LANGUAGE_AGE_UNITS,
     **dict.fromkeys(["y", "yr", "yrs", "year", "years", "yo", "y/o", "y.o"], "Y"),
     # The same units as the portal's users write them in German, Spanish, Portuguese, French, Italian.
     **dict.fromkeys(

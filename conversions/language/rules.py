@@ -1051,7 +1051,9 @@ _MONTH_NEXT_RE = re.compile(rf"\s(?:{prose.MONTH}|{FOREIGN_MONTH})\b", _I)
 _SEGMENT_END_RE = re.compile(r"[,|\t]|\s[-–—/]\s|:(?=\s)")
 # Where a labeled value may be cut: comma parts, "and" parts, and "<person> at <institution>".
 _VALUE_SPLIT_RE = re.compile(r",|\s+(?P<word>and|&|at|from|@|of|by)\s+", _I)
-_AFFILIATION_RE = re.compile(r"\s+(?:at|from|@|of)\s+", _I)
+# "Luca Ferri dell'Istituto …", "Claire Dubois de l'Institut Pasteur": an elided article is never part
+# of a name written in lower case, unlike "da", "de" or "von der".
+_AFFILIATION_RE = re.compile(r"\s+(?:at|from|@|of|presso)\s+|\s+(?:dell|dall|de\s+l)['’](?=[A-ZÀ-Þ])", _I)
 _LAB_RE = re.compile(
     r"(?:the\s+)?[^\W\d_][\w'’.-]*(?:[\s-][^\W\d_][\w'’.-]*)?(?:'s|’s)?\s+(?:lab|laboratory|group)", _I
 )
@@ -2565,6 +2567,9 @@ _PLACE_AFTER_RE = re.compile(r"\s+(?:in|at|en|à|em|a)\s+(?P<place>[A-Z][\w'’.
 _REMARK_AFTER_DASH_RE = re.compile(r"\s+(?:—|–|--?)\s+(?P<remark>[a-z].*)$", re.DOTALL)
 _TAKEN_BACK_RE = re.compile(r"(?:actually|oops|no\b|sorry|well\b|wait\b|i\s+mean|correction|scratch)", _I)
 _PARENTHESIS_AT_END_RE = re.compile(r"\s*\([^()]*\)$")
+# A clause joined on after the name, in lower case only: "Università di Padova e ho registrato io",
+# "MIT and we recorded in V1"; "Scienze e Tecnologie" keeps its capitals, so its "e" stays.
+_CLAUSE_AFTER_RE = re.compile(r"\s+(?:e|y|et|und|and|og|en)\s+[^\W\d_A-ZÀ-Þ][^A-ZÀ-Þ]*$")
 _LEADING_PLACE_WORDS_RE = re.compile(
     r"^(?:(?:we'?re|we\s+are|i'?m|i\s+am|i\s+work|we\s+work|based)(?:\s+all)?\s+)?(?:at|from|of|in|@)\s+"
     # "Trabajo en el …", "Sou do …", "Je travaille à l'…", "Ich arbeite am …", "Lavoro all'…"
@@ -2624,6 +2629,7 @@ def _tidy_institution(value: str) -> str:
     if remark:
         value = value[: remark.start()]
     value = _PARENTHESIS_AT_END_RE.sub("", value.strip())  # "ISTA (Klosterneuburg)", "(bioscience dept)"
+    value = _CLAUSE_AFTER_RE.sub("", value)
     value = re.sub(r"\s+\([^()]*$", "", value)  # a remark cut off by a comma: "… (the Florey is separate btw"
     value = _DEPARTMENT_AT_END_RE.sub("", value)  # "University of Cambridge, Department of Zoology"
     if all(

@@ -414,7 +414,7 @@ def _turn(turn: services.Turn) -> dict[str, Any]:
 # --- endpoints ------------------------------------------------------------------------------------
 
 
-@api.post("/sessions", response={201: SessionOut, 400: ErrorOut}, url_name="sessions_create")
+@api.post("/sessions", response={201: SessionOut, 400: ErrorOut, 429: ErrorOut}, url_name="sessions_create")
 def create_session(request: HttpRequest, payload: SessionIn | None = None) -> Status[dict[str, Any]]:
     payload = payload or SessionIn()
     session = services.create_session(user=request.user, lab_id=payload.lab, title=payload.title)

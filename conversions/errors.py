@@ -28,6 +28,12 @@ class BadRequest(PortalError):
     status_code = 400
 
 
+class TooMany(PortalError):
+    """The user made too many of something in too short a time: 429, saying when to try again."""
+
+    status_code = 429
+
+
 class InsufficientStorage(PortalError):
     """The server has no room for what was sent (its disk is full, or would be): 507, with how much."""
 

@@ -11,6 +11,7 @@ import logging
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
@@ -21,7 +22,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from conversions import notify, outbox, registry
-from conversions.errors import BadRequest, Conflict, NotFound, StorageProblem, storing_failed
+from conversions.errors import BadRequest, Conflict, NotFound, StorageProblem, TooMany, storing_failed
 from conversions.language import llm
 from conversions.language.rules import Intent, ParsedMessage, parse_message
 from conversions.models import (
@@ -117,6 +118,14 @@ def create_session(*, user: AbstractBaseUser, lab_id: int | None = None, title: 
     lab: Lab = membership.lab
     if (problem := unfit_characters(title.strip())) is not None:
         raise BadRequest(f"The title {problem}; give it as plain text on one line.")
+    # Sessions are kept (none is deleted), so what bounds them is how fast they can be made: far more
+    # than a lab's day of recordings (a study of 80 sessions fits many times), far less than a loop.
+    since = timezone.now() - timedelta(days=1)
+    if ConversionSession.objects.filter(owner=user, created__gte=since).count() >= settings.SESSIONS_PER_DAY:
+        raise TooMany(
+            f"You started {settings.SESSIONS_PER_DAY} conversions in the last 24 hours, the most the portal takes "
+            "in a day; continue one of them, or ask a portal admin if your study needs more."
+        )
     with transaction.atomic():
         session = ConversionSession.objects.create(
             owner=user, lab=lab, title=title.strip()[:200], timezone=lab.timezone, state=Memory().model_dump()

@@ -205,6 +205,8 @@ STORAGE_BROWSE_MAX_ENTRIES = env.int("STORAGE_BROWSE_MAX_ENTRIES", default=500)
 # many small files fits well within it) and the subjects of one lab's registry.
 SESSION_MAX_FILES = env.int("SESSION_MAX_FILES", default=20000)
 LAB_MAX_SUBJECTS = env.int("LAB_MAX_SUBJECTS", default=20000)
+# Sessions are never deleted: how many one user may start in 24 hours bounds them instead.
+SESSIONS_PER_DAY = env.int("SESSIONS_PER_DAY", default=500)
 
 # Celery. The database, not a result backend, is the source of truth for jobs.
 CONVERSION_SOFT_TIME_LIMIT = env.int("CONVERSION_SOFT_TIME_LIMIT", default=6 * 3600)

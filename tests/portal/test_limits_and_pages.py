@@ -140,3 +140,20 @@ def test_the_registry_and_the_queue_pages_show_a_page_at_a_time(
         ConversionSession.objects.filter(id=flagged.id).update(needs_review=True, review_reason="test")
     queue = world.browser("staff").get("/review/?page=2").content.decode()
     assert "Page 2 of 2 (3 in all)" in queue
+
+
+def test_sessions_a_user_starts_in_a_day_are_bounded(world: World, data_root: Path, settings: Any) -> None:
+    settings.SESSIONS_PER_DAY = 2
+    ada = world.client("ada")
+    assert [ada.post("/api/sessions", {}, content_type="application/json").status_code for _ in range(2)] == [201] * 2
+    refused = ada.post("/api/sessions", {}, content_type="application/json")
+    assert refused.status_code == 429 and "last 24 hours" in refused.json()["detail"]
+    assert world.client("ben").post("/api/sessions", {}, content_type="application/json").status_code == 201
+    browser = world.browser("ada")
+    browser.get("/")
+    form = {"title": "one more", "csrfmiddlewaretoken": browser.cookies["csrftoken"].value}
+    page = browser.post("/sessions/new", form, follow=True)
+    assert (
+        "last 24 hours" in page.content.decode()
+        and ConversionSession.objects.filter(owner=world.users["ada"]).count() == 2
+    )

@@ -8,6 +8,11 @@ forgotten its queue) is sent again; so is every queued job of the embedded mode 
 restarts, its in-memory queue gone with it. Sending twice is harmless: every job claims its row with
 an atomic update, and a copy that finds it taken does nothing.
 
+A job that a worker reserved and then lost with itself (a retry kept by the worker until its time,
+the worker killed before then) would come back from Redis only after its visibility timeout, hours
+later: once it is overdue by JOB_STALL_SECONDS and neither the queue nor any live worker has it,
+`flush` sends it again.
+
 A row is kept while its job still waits to be taken, and deleted by `flush` once it has been.
 """
 
@@ -121,6 +126,8 @@ def flush() -> int:
         logger.warning("the job queue is unreachable; the outbox waits: %s", exc)
         return 0
     now = timezone.now()
+    overdue_before = now - timedelta(seconds=settings.JOB_STALL_SECONDS)
+    held: set[str] | None = None
     sent = 0
     for job in OutboxJob.objects.all():
         if not WAITING[job.task](*job.args):
@@ -128,9 +135,39 @@ def flush() -> int:
             continue
         unsent = job.sent_at is None and job.created < now - UNSENT_GRACE
         lost = job.sent_at is not None and job.sent_to != run
+        if not (unsent or lost) and job.sent_at is not None and job.task_id and job.due_at < overdue_before:
+            # Due for longer than a job may go unseen, yet not taken: unless the queue still has it or
+            # a live worker holds it, the worker that had reserved it (a retry kept until its time)
+            # is gone, and the broker would hand it out again only after its visibility timeout.
+            if held is None:
+                held = _held_task_ids()
+            lost = held is not None and job.task_id not in held
         if (unsent or lost) and send(job.id):
             sent += 1
     return sent
+
+
+def _held_task_ids() -> set[str] | None:
+    """The ids of the jobs the queue still has or a live worker holds (reserved, kept until their
+    time, or running); None when that cannot be known (the broker or the workers did not answer)."""
+    from nwbportal.celery import app
+
+    url = settings.CELERY_BROKER_URL
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        return None  # an in-memory queue lives and dies with its one process: nothing is held elsewhere
+    try:
+        queued = _redis_client(url).lrange(app.conf.task_default_queue, 0, -1)
+        inspect = app.control.inspect(timeout=1.0)
+        answers = [inspect.active(), inspect.reserved(), inspect.scheduled()]
+    except Exception as exc:
+        logger.warning("could not ask the queue and the workers which jobs they hold: %s", exc)
+        return None
+    ids = {str(json.loads(message).get("headers", {}).get("id", "")) for message in queued}
+    for answer in answers:
+        for tasks in (answer or {}).values():
+            for task in tasks:
+                ids.add(str(task.get("id") or task.get("request", {}).get("id", "")))
+    return ids
 
 
 def broker_run() -> str:

@@ -11,8 +11,10 @@ import os
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+import redis
 
 from conversions.models import ConversionAttempt, OutboxJob
 from conversions.nwb.synthetic import write_spikeglx
@@ -137,3 +139,53 @@ def test_a_job_whose_worker_process_is_killed_is_taken_over_by_its_redelivery(
     told = [text for text in messages if "interrupted" in text]
     assert len(told) == 1 and "worker process running it stopped" in told[0] and "starts again by itself now" in told[0]
     assert not list(Path(attempt.output_path).parent.glob(".*partial*")), "no partial file is left behind"
+
+
+def test_a_retry_kept_by_a_worker_that_is_then_killed_is_sent_again(
+    live_world: World, queue: str, data_root: Path, tmp_path: Path, settings: Any
+) -> None:
+    """A conversion that ran into its time limit runs again after a wait (jobs._run_again); a worker
+    keeps that retry until its time (a reserved ETA message). Killed meanwhile, it takes the message
+    with it, and Redis would hand it out again only after its visibility timeout (hours): the
+    recovery sees the job overdue, in no live worker's hands and no longer in the queue, and sends it
+    again to the worker still there."""
+    from conversions import jobs
+
+    folder = write_spikeglx(tmp_path / "rec", run="eta", duration_s=0.5, seed=7)["ap_bin"].parent
+    settings.JOB_RETRY_BACKOFF_SECONDS = 6
+    detecting = WorkerProcess(queue, data_root, tmp_path / "detecting.log", FAST_RECOVERY)
+    try:
+        session_id = _session_at_plan(live_world, folder)
+    finally:
+        detecting.stop()
+    _approve(live_world, session_id)
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).delete(queue)  # as if a worker had taken it
+    attempt = ConversionAttempt.objects.get(session_id=session_id)
+    ConversionAttempt.objects.filter(id=attempt.id).update(state="running", deliveries=1)
+    attempt.refresh_from_db()
+    assert jobs._run_again(attempt, "it took longer than the portal's time limit")  # sent with a countdown
+
+    keeping = WorkerProcess(queue, data_root, tmp_path / "keeping.log", FAST_RECOVERY)
+    second = beat = None
+    try:
+        wait_for(lambda: _scheduled_on(queue), timeout=30, what="the worker to keep the retry until its time")
+        keeping.kill()
+        killed = time.monotonic()
+        second = WorkerProcess(queue, data_root, tmp_path / "second.log", FAST_RECOVERY)
+        beat = BeatProcess(queue, data_root, tmp_path / "beat.log", FAST_RECOVERY)
+        _converted(live_world, session_id)
+        assert time.monotonic() - killed < 60, "sent again within the stall time of its due time, not hours later"
+        assert ConversionAttempt.objects.get(id=attempt.id).deliveries == 2
+        assert second.alive()
+    finally:
+        for process in (keeping, second, beat):
+            if process is not None:
+                process.stop()
+
+
+def _scheduled_on(queue: str) -> bool:
+    """Whether a live worker on this test's queue keeps a job until its time."""
+    from nwbportal.celery import app
+
+    answer = app.control.inspect(timeout=1.0).scheduled() or {}
+    return any(tasks for name, tasks in answer.items() if name.startswith(queue))

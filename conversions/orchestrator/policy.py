@@ -1131,11 +1131,22 @@ def _retry(view: SessionView, *, updates: dict[str, FieldValue], preface: Sequen
     return _next_after_metadata(view, updates=updates, preface=preface)
 
 
+# What a cancel stops, said as it is: during the check, the conversion has already written its file,
+# which stays (complete, but not checked against DANDI's rules).
+_WHAT_CANCEL_STOPS = {
+    Status.DETECTING_FORMAT: " Looking at your files is stopped.",
+    Status.CONVERTING: " The running conversion is being stopped and its partial file removed.",
+    Status.VALIDATING: (
+        " The conversion had already finished: its file is kept, but the check against DANDI's rules is "
+        "stopped, so the file is not validated."
+    ),
+}
+
+
 def _cancel(view: SessionView) -> Step:
     if view.status in (Status.COMPLETED, Status.COMPLETED_WITH_ISSUES, Status.CANCELLED):
         return _refuse(view, "There is nothing to cancel: " + _status_text(view))
-    running = view.status in RUNNING_STATUSES
-    text = "Cancelled." + (" The running job is being stopped and its partial file removed." if running else "")
+    text = "Cancelled." + _WHAT_CANCEL_STOPS.get(view.status, "")
     text += " Your uploaded files and previous attempts are kept; say “retry” or upload again to start over."
     memory = view.memory.model_copy(update={"asking_for": []})
     return _step(view, Status.CANCELLED, None, memory=memory, replies=[Reply(text=text)], actions=[CancelJobs()])

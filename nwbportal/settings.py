@@ -361,8 +361,9 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    # axes.apps says which version started in every process; failures (axes.handlers) stay logged.
-    "loggers": {"uvicorn.access": {"level": "WARNING"}, "axes.apps": {"level": "WARNING"}},
+    # django-axes narrates every sign-in at INFO; each failure and lockout is a WARNING with the
+    # account and the address, and successes are kept in the admin (Access logs).
+    "loggers": {"uvicorn.access": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }
 
 # The optional language model (conversions.language.llm; docs/configuration.md, "Language model").

@@ -44,7 +44,8 @@ _NOT_NAME_TEXT = """hi hello hey dear greetings bonjour hola ciao hallo salut na
     english french german spanish italian chinese japanese korean dutch swedish pi supervisor postdoc student
     phd professor doctor name names hajimemashite konnichiwa ohayou desu c'est voici quem foi die aufnahmen
     messungen registrazioni registros grabaciones enregistrements gravações hoi gozaimasu ohayou kochira watashi
-    macho hembra varón mâle femelle homme femme männlich weiblich maschio femmina josei dansei mesu osu"""
+    macho hembra varón mâle femelle homme femme männlich weiblich maschio femmina josei dansei mesu osu
+    ici just hier uni research sciences health"""
 _NOT_NAME_WORDS = frozenset(_NOT_NAME_TEXT.split())
 _ROLE_WORDS = (
     r"(?:the|a|an|just|only|his|her|their|your|one|also|again|now|lab|pi|p\.i\.|supervisor|postdoc|post-doc|student"
@@ -201,7 +202,12 @@ _BY_PRONOUN_RE = re.compile(
 )
 # Words that begin the names of organisations, in the users' languages.
 _ORGANISATION_WORDS = (
-    "universit",
+    "universi",
+    "üniversite",
+    "uniwersyt",
+    "departament",
+    "facult",
+    "fakult",
     "institut",
     "klinik",
     "hospital",

@@ -235,6 +235,19 @@ _SPECIES_BY_NAME: dict[str, str] = {
         "Mus musculus",
     ),
     **dict.fromkeys(["ratte", "rata", "ratto", "rato", "ratten", "ratti"], "Rattus norvegicus"),
+    # Dutch, Polish, Swedish, Norwegian and Turkish, with the plurals and cases typed after "in", "of".
+    **dict.fromkeys(
+        ["muizen", "mysz", "myszy", "myszach", "myszami", "möss", "mössen", "musen", "fareler", "farelerde"],
+        "Mus musculus",
+    ),
+    **dict.fromkeys(
+        [
+            *("szczur", "szczury", "szczurów", "szczurach", "råtta", "råttor", "rotte", "rotter"),
+            *("sıçan", "sıçanlar", "sıçanlarda", "sıçanların"),
+        ],
+        "Rattus norvegicus",
+    ),
+    **dict.fromkeys(["rhesusaffe", "rhesusaffen"], "Macaca mulatta"),
     **dict.fromkeys(
         [
             "paziente",

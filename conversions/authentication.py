@@ -24,8 +24,10 @@ class TokenBackend(BaseBackend):
     def authenticate(self, request: HttpRequest | None, token: str | None = None, **credentials: Any) -> Any:
         if token is None:
             return None
-        found = ApiToken.find(token)
-        if found is None or not found.user.is_active:
+        # The row user_for_key fetched to name the key's account serves here too: one query a request.
+        named = getattr(request, "api_token", None)
+        found = named if named is not None and named.lookup == ApiToken.lookup_of(token) else ApiToken.named_by(token)
+        if found is None or not found.proven_by(token) or not found.user.is_active:
             return None
         found.mark_used()
         return found.user
@@ -35,8 +37,9 @@ def user_for_key(request: HttpRequest, key: str) -> Any:
     """The user whose API key `key` is, or None: a wrong key counts as a failed sign-in of the account
     the key's lookup names (if any) and of the address, and a locked-out one is refused even when
     right (`request.axes_locked_out` then says so)."""
-    owner = ApiToken.objects.filter(lookup=ApiToken.lookup_of(key)).values_list("user__username", flat=True).first()
-    return authenticate(request, username=owner, token=key)
+    named = ApiToken.named_by(key)
+    request.api_token = named  # type: ignore[attr-defined]
+    return authenticate(request, username=named.user.get_username() if named else None, token=key)
 
 
 def lockout_parameters(request: Any, credentials: dict[str, Any] | None) -> list[str]:

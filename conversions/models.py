@@ -179,12 +179,19 @@ class ApiToken(models.Model):
         return token, key
 
     @classmethod
+    def named_by(cls, key: str) -> ApiToken | None:
+        """The token whose lookup the key carries, revoked or not, whether or not the key is right."""
+        return cls.objects.select_related("user").filter(lookup=cls.lookup_of(key)).first()
+
+    @classmethod
     def find(cls, key: str) -> ApiToken | None:
         """The active token whose key this is, or None."""
-        token = cls.objects.select_related("user").filter(lookup=cls.lookup_of(key), revoked__isnull=True).first()
-        if token is None or not hmac.compare_digest(token.digest, cls.digest_of(key)):
-            return None
-        return token
+        token = cls.named_by(key)
+        return token if token is not None and token.proven_by(key) else None
+
+    def proven_by(self, key: str) -> bool:
+        """Whether `key` is this token's, and the token still works."""
+        return self.revoked is None and hmac.compare_digest(self.digest, self.digest_of(key))
 
     def mark_used(self) -> None:
         now = timezone.now()

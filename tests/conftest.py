@@ -136,9 +136,20 @@ def world(db: None) -> World:
 
 
 @pytest.fixture
-def live_world(transactional_db: None) -> World:
-    """The same people, committed, so worker threads and processes see them."""
-    return World()
+def live_world(transactional_db: None) -> Iterator[World]:
+    """The same people, committed, so worker threads and processes see them. Afterwards, the jobs
+    the test left in this process's worker thread are let finish before the database is emptied:
+    one still writing would deadlock with the TRUNCATE that empties it."""
+    yield World()
+    from celery.worker import state
+
+    deadline = time.monotonic() + JOBS_LEFT_RUNNING_SECONDS
+    while state.active_requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+# How long a test's own jobs may still run after it; longer, the database is emptied under them.
+JOBS_LEFT_RUNNING_SECONDS = 60
 
 
 # --- a real Celery worker -------------------------------------------------------------------------

@@ -1908,12 +1908,25 @@ def _segments(text: str, start: int, end: int) -> list[tuple[int, int]]:
         # A preamble is short: a long text before a colon is not one, and is not read again.
         if m.group() == ":" and (m.start() - start > _PREAMBLE_CHARS or not _is_preamble(text[start : m.start()])):
             continue
-        if m.start() not in protected:
+        if m.start() not in protected and not _dash_inside_name(text, start, m):
             spans.append((start, m.start()))
             start = m.end()
     spans.append((start, end))
     # "?" stays: it tells a question from data.
     return [span for s, e in spans if (span := _trim(text, s, e, keep="?"))[0] < span[1]]
+
+
+def _dash_inside_name(text: str, start: int, separator: re.Match[str]) -> bool:
+    """A spaced dash between a known institution and a word of an institution's name is part of the
+    name: "Charité – Universitätsmedizin Berlin"; "MIT - Jane Smith" is two parts."""
+    if separator.group().strip() not in "–—":
+        return False
+    after = _NAME_PART_AFTER_DASH_RE.match(text, separator.end())
+    return bool(after) and _is_known_institution(text[start : separator.start()].strip())
+
+
+# The first word after the dash holds an institution word, alone or in a compound ("Universitätsmedizin").
+_NAME_PART_AFTER_DASH_RE = re.compile(r"(?=[A-ZÀ-Þ])\w*?(?:[Uu]niversit|[Ii]nstitut|[Kk]linik|[Hh]ospital|[Cc]ollege)")
 
 
 # --- labels ---------------------------------------------------------------------------------------
@@ -2633,6 +2646,7 @@ def _tidy_institution(value: str) -> str:
         value = value[: remark.start()]
     value = _PARENTHESIS_AT_END_RE.sub("", value.strip())  # "ISTA (Klosterneuburg)", "(bioscience dept)"
     value = _CLAUSE_AFTER_RE.sub("", value)
+    value = _TRAILING_WORDS_RE.sub("", value)
     value = re.sub(r"\s+\([^()]*$", "", value)  # a remark cut off by a comma: "… (the Florey is separate btw"
     value = _DEPARTMENT_AT_END_RE.sub("", value)  # "University of Cambridge, Department of Zoology"
     if all(
@@ -2658,6 +2672,8 @@ def _tidy_institution(value: str) -> str:
         value = value[department.end() :]
     for m in reversed(list(_INSIDE_PLACE_WORD_RE.finditer(value))):  # "postdoc in Peking University"
         before, after = value[: m.start()], value[m.end() :]
+        if m.group().strip() == "von" and _GIVEN_NAME_VON_RE.fullmatch(value[: m.end()] + value[m.end() :].split()[0]):
+            continue  # "Carl von Ossietzky Universität": a person's name begins the institution's
         english = m.group().strip().lower() in ("at", "in", "from", "of")
         lowercase = any(w.islower() and w not in _NAME_PARTICLES | {"of", "the", "and", "for"} for w in before.split())
         if english and lowercase and _is_organisation(after):
@@ -2669,6 +2685,7 @@ def _tidy_institution(value: str) -> str:
     lowered = _LOWERCASE_BEFORE_RE.match(value)
     if lowered and lowered.group().split() != ["the"] and _is_named_institution(value[lowered.end() :]):
         value = value[lowered.end() :]
+    value = _CITY_SHORT_FORM_RE.sub("", value)
     head, comma, last = value.rpartition(",")
     city = is_place(last) or (
         len(last.split()) <= 2
@@ -2690,6 +2707,16 @@ def _tidy_institution(value: str) -> str:
         if _ACRONYM_RE.fullmatch(rest) and len(rest) >= 3:
             value = rest
     return value.strip(" ,.-–—")
+
+
+# One given name, "von" and a surname that is no institution word: "Carl von Ossietzky".
+_GIVEN_NAME_VON_RE = re.compile(r"[A-ZÀ-Þ][a-zß-ÿ]+\s+von\s+(?!(?:Universit|Institut|Klinik|Hochschule))[A-ZÀ-Þ][\w-]+")
+# Words trailing a name that belong to the sentence ("University of Padova and", "Karolinska Institutet
+# again") and a Turkish case ending ("Boğaziçi Üniversitesi'nden"); a city's short form after a comma (", NYC").
+_TRAILING_WORDS_RE = re.compile(
+    r"(?:\s+(?:and|or|again|too|also|here|now|btw))+$|(?<=\w)['’](?:n?[dt][ae]n?|y?[ae]|n[ae])$"
+)
+_CITY_SHORT_FORM_RE = re.compile(r",\s*(?:NYC|SF|DC)$")
 
 
 def _is_named_institution(value: str) -> bool:

@@ -424,7 +424,15 @@ _BINOMIAL_IN_PROSE = re.compile(
 
 def binomial_in_prose(text: str, is_word: Callable[[str], bool] = lambda word: False) -> str | None:
     """The one binomial a message writes out; `is_word` tells the capitalised words of ordinary text."""
-    names = {
-        m.group("name") for m in _BINOMIAL_IN_PROSE.finditer(text) if not is_word(m.group("name").split()[0].lower())
-    }
+    names = set()
+    for m in _BINOMIAL_IN_PROSE.finditer(text):
+        genus, epithet = m.group("name").split()
+        # A genus that is a word too ("Octopus vulgaris") counts before a plainly Latin epithet only:
+        # "Mouse retina" and "Rat hippocampus" name no species.
+        if not is_word(genus.lower()) or (_LATIN_EPITHET.fullmatch(epithet) and not is_word(epithet)):
+            names.add(m.group("name"))
     return names.pop() if len(names) == 1 else None
+
+
+# Epithets no English word ends like: "vulgaris", "bimaculoides", "gambiae", "smithii", "sinensis".
+_LATIN_EPITHET = re.compile(r"[a-z]{3,}(?:(?<!s)is|oides|ii|ensis|ae)")

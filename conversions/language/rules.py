@@ -792,7 +792,7 @@ _INSTITUTION_WORDS = _vocabulary(
     """university, universität, universitat, université, universite, universidad, universidade, università,
     universiteit, universitet, uniwersytet, univ, institute, institut, instituto, istituto, college,
     school, hospital, clinic, klinikum, center, centre, foundation, academy, polytechnic, politecnico,
-    polytechnique, campus, laboratory, consortium, inc, ltd, gmbh, corporation"""
+    polytechnique, campus, laboratory, consortium, station, stazione, estación, inc, ltd, gmbh, corporation"""
 )
 # Institutions named without a keyword. Single words count only as the segment's first word, so a
 # person called "Jane Stanford" stays a person.

@@ -2647,6 +2647,7 @@ def _tidy_institution(value: str) -> str:
     value = _PARENTHESIS_AT_END_RE.sub("", value.strip())  # "ISTA (Klosterneuburg)", "(bioscience dept)"
     value = _CLAUSE_AFTER_RE.sub("", value)
     value = _TRAILING_WORDS_RE.sub("", value)
+    value = _KANA_OR_HANGUL_AFTER_RE.sub("", value)
     value = re.sub(r"\s+\([^()]*$", "", value)  # a remark cut off by a comma: "… (the Florey is separate btw"
     value = _DEPARTMENT_AT_END_RE.sub("", value)  # "University of Cambridge, Department of Zoology"
     if all(
@@ -2716,6 +2717,9 @@ _GIVEN_NAME_VON_RE = re.compile(r"[A-ZÀ-Þ][a-zß-ÿ]+\s+von\s+(?!(?:Universit|
 _TRAILING_WORDS_RE = re.compile(
     r"(?:\s+(?:and|or|again|too|also|here|now|btw))+$|(?<=\w)['’](?:n?[dt][ae]n?|y?[ae]|n[ae])$"
 )
+# Kana or Hangul after a name written in Latin letters is the sentence going on in Japanese or Korean:
+# "KAIST에서 왔습니다", "National Institute of Genetics の Watanabe Sho".
+_KANA_OR_HANGUL_AFTER_RE = re.compile(r"(?<=[A-Za-z.)])\s*[\u3040-\u30ff\uac00-\ud7af].*$", re.DOTALL)
 _CITY_SHORT_FORM_RE = re.compile(r",\s*(?:NYC|SF|DC)$")
 
 

@@ -48,6 +48,7 @@ from harness import (
     report_to_parent,
     run_child,
     running,
+    session_at_the_plan,
     work_folder,
 )
 
@@ -538,50 +539,21 @@ def _prepare_conversions(spec: dict[str, Any]) -> list[dict[str, Any]]:
     conversion at once."""
     from django.contrib.auth import get_user_model
 
-    from conversions import services
-    from conversions.models import ApiToken, ConversionSession, Lab, Membership
+    from conversions.models import ApiToken, Lab, Membership
     from conversions.nwb.synthetic import write_spikeglx
 
     root = Path(spec["folder"])
     channels, rate = 384, 30000.0
     seconds = spec["megabytes"] * 1e6 / ((channels + 1) * 2 * rate)
     write_spikeglx(root, run="large", duration_s=seconds, n_channels=channels, seed=1)
-    files = sorted(path.relative_to(root) for path in root.rglob("*") if path.is_file())
     converters = []
     for number in range(spec["converters"]):
         user = get_user_model().objects.create(username=f"{spec['prefix']}converter-{number}")
         lab = Lab.objects.create(name=f"{spec['prefix']}converting-lab-{number}")
         Membership.objects.create(user=user, lab=lab, role=Membership.Role.MEMBER)
-        sessions = []
-        for _ in range(spec["prepared"]):
-            session = services.create_session(user=user)
-            for relative in files:
-                link = session.source_directory / relative
-                link.parent.mkdir(parents=True, exist_ok=True)
-                link.symlink_to(root / relative)
-            services.register_placed_files(
-                session=session, user=user, relative_paths=[p.as_posix() for p in files], how="benchmark"
-            )
-            sessions.append(session.id)
-        ready = []
-        for session_id in sessions:
-            deadline = time.monotonic() + 300
-            while (session := ConversionSession.objects.get(pk=session_id)).status == "detecting_format":
-                if time.monotonic() > deadline:
-                    raise SystemExit(f"session {session_id} was not detected within 300 s")
-                time.sleep(0.2)
-            turn = services.post_message(session=session, user=user, text=_CONVERSION_METADATA)
-            if turn.session.awaiting != "approval":
-                raise SystemExit(f"no plan after the metadata message: {turn.replies[-1].text if turn.replies else ''}")
-            ready.append(str(session_id))
+        ready = [str(session_at_the_plan(user, root).id) for _ in range(spec["prepared"])]
         converters.append({"token": ApiToken.issue(user, "bench/chat_load.py")[1], "sessions": ready})
     return converters
-
-
-_CONVERSION_METADATA = (
-    "Dr. Jane Smith, MIT, Neuropixels recording of V1 neurons during passive viewing, "
-    "subject mouse001, Mus musculus, male, P90D"
-)
 
 
 if __name__ == "__main__":

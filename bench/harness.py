@@ -198,3 +198,49 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right
 
     rule = "  ".join("-" * width for width in widths)
     return "\n".join([line(headers), rule, *(line(row) for row in rows)])
+
+
+# --- a session at the plan, for the benchmarks that run the whole portal (Django set up) ---------
+
+# One message that gives everything the plan needs, in a user's own words (the rules read it).
+METADATA_MESSAGE = (
+    "Dr. Jane Smith, MIT, Neuropixels recording of V1 neurons during passive viewing, "
+    "subject mouse001, Mus musculus, male, P90D"
+)
+
+
+def session_at_the_plan(user: Any, root: Path, *, timeout_s: float = 300.0) -> Any:
+    """A new session of `user` whose files link to the recording under `root` (nothing is copied),
+    detected by a worker, with METADATA_MESSAGE given: it waits for the plan's approval."""
+    from conversions import services
+    from conversions.models import ConversionSession
+
+    session = services.create_session(user=user)
+    files = sorted(path.relative_to(root) for path in root.rglob("*") if path.is_file())
+    for relative in files:
+        link = session.source_directory / relative
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(root / relative)
+    services.register_placed_files(
+        session=session, user=user, relative_paths=[path.as_posix() for path in files], how="benchmark"
+    )
+    session = wait_until(
+        lambda: ConversionSession.objects.exclude(status="detecting_format").filter(id=session.id).first(),
+        timeout_s,
+        f"session {session.id} to be detected",
+    )
+    turn = services.post_message(session=session, user=user, text=METADATA_MESSAGE)
+    if turn.session.awaiting != "approval":
+        raise SystemExit(f"no plan after the metadata message: {turn.replies[-1].text if turn.replies else ''}")
+    return turn.session
+
+
+def wait_until(found: Any, timeout_s: float, what: str) -> Any:
+    """Poll `found()` until it gives something, and return that; stop the benchmark past `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = found()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise SystemExit(f"gave up waiting for {what} after {timeout_s:.0f} s")

@@ -57,14 +57,10 @@ from harness import (
     report_to_parent,
     run_child,
     running,
+    session_at_the_plan,
     work_folder,
 )
 
-# One message that gives everything the plan needs, in a user's own words (the rules read it).
-METADATA_MESSAGE = (
-    "Dr. Jane Smith, MIT, Neuropixels recording of V1 neurons during passive viewing, "
-    "subject mouse001, Mus musculus, male, P90D"
-)
 TIMEZONE = "UTC"
 PHASES = {
     "to_start": "approve to the job's start (the approve turn, the queue)",
@@ -198,7 +194,7 @@ def run_pairs(spec: dict[str, Any]) -> dict[str, Any]:
     previous: Path | None = None
     try:
         for number in range(spec["pairs"]):
-            session = _session_at_the_plan(user, root)
+            session = session_at_the_plan(user, root)
             first = "alone" if number % 2 == 0 else "portal"
             timings: dict[str, Any] = {"first": first}
             last = number == spec["pairs"] - 1
@@ -227,27 +223,6 @@ def run_pairs(spec: dict[str, Any]) -> dict[str, Any]:
         "mode": _mode(settings),
         "peak_rss_bytes": peak_rss_bytes(),
     }
-
-
-def _session_at_the_plan(user: Any, root: Path) -> Any:
-    """A new session whose files link to the recording, detected by the worker, with the metadata
-    message given: it waits for the plan's approval."""
-    from conversions import services
-
-    session = services.create_session(user=user)
-    files = sorted(path.relative_to(root) for path in root.rglob("*") if path.is_file())
-    for relative in files:
-        link = session.source_directory / relative
-        link.parent.mkdir(parents=True, exist_ok=True)
-        link.symlink_to(root / relative)
-    services.register_placed_files(
-        session=session, user=user, relative_paths=[path.as_posix() for path in files], how="benchmark"
-    )
-    session = _wait_for_status(session.id, {"awaiting_user_input", "failed", "idle"}, timeout_s=300)
-    turn = services.post_message(session=session, user=user, text=METADATA_MESSAGE)
-    if turn.session.awaiting != "approval":
-        raise SystemExit(f"no plan after the metadata message: {turn.replies[-1].text if turn.replies else ''}")
-    return turn.session
 
 
 def _convert_alone(session: Any, output: Path) -> float:
@@ -302,19 +277,6 @@ def _approve_and_wait(session: Any, user: Any, output: Path) -> dict[str, Any]:
     }
     Path(attempt.output_path).replace(output)
     return {"portal_s": portal_s, "phases": phases, "status": status}
-
-
-def _wait_for_status(session_id: Any, statuses: set[str], *, timeout_s: float) -> Any:
-    from conversions.models import ConversionSession
-
-    deadline = time.monotonic() + timeout_s
-    while True:
-        session = ConversionSession.objects.get(id=session_id)
-        if session.status in statuses:
-            return session
-        if time.monotonic() > deadline:
-            raise SystemExit(f"session {session_id} did not reach {statuses}: it is {session.status}")
-        time.sleep(0.05)
 
 
 def _mode(settings: Any) -> str:

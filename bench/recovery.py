@@ -29,13 +29,17 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from harness import forget_queue, generate_spikeglx, portal_environment, running, work_folder
+from harness import (
+    forget_queue,
+    generate_spikeglx,
+    portal_environment,
+    running,
+    session_at_the_plan,
+    wait_until,
+    work_folder,
+)
 
 TARGET_S = 60.0
-METADATA_MESSAGE = (
-    "Dr. Jane Smith, MIT, Neuropixels recording of V1 neurons during passive viewing, "
-    "subject mouse001, Mus musculus, male, P90D"
-)
 
 
 def main() -> None:
@@ -104,8 +108,10 @@ def _one_run(
 
     user, session = _session_at_the_plan(root)
     services.perform_action(session=session, user=user, action="approve")
-    attempt = _wait(
-        lambda: ConversionAttempt.objects.filter(session=session, state="running", progress__gt=0).first(), 300
+    attempt = wait_until(
+        lambda: ConversionAttempt.objects.filter(session=session, state="running", progress__gt=0).first(),
+        300,
+        "the conversion to be under way",
     )
     holder = "a" if f"{queue}-a@" in attempt.worker else "b"
     process = workers[holder]
@@ -116,15 +122,18 @@ def _one_run(
     else:
         (child,) = psutil.Process(process.pid).children()
         child.kill()
-    _wait(
+    wait_until(
         lambda: ConversionAttempt.objects.filter(
             id=attempt.id, state="running", deliveries__gt=attempt.deliveries
         ).exists(),
         600,
+        "the conversion to run again",
     )
     resumed_s = time.monotonic() - lost_at
-    done = _wait(
-        lambda: ConversionAttempt.objects.filter(id=attempt.id, state__in=["succeeded", "failed"]).first(), 900
+    done = wait_until(
+        lambda: ConversionAttempt.objects.filter(id=attempt.id, state__in=["succeeded", "failed"]).first(),
+        900,
+        "the conversion to end",
     )
     ended_s = time.monotonic() - lost_at
     told = [m.text for m in session.messages.filter(role="assistant").order_by("id")]
@@ -141,41 +150,13 @@ def _session_at_the_plan(root: Path) -> tuple[Any, Any]:
 
     from django.contrib.auth import get_user_model
 
-    from conversions import services
     from conversions.models import Lab, Membership
 
     name = f"bench-recovery-{uuid.uuid4().hex[:8]}"
     user = get_user_model().objects.create(username=name)
     lab = Lab.objects.create(name=name)
     Membership.objects.create(user=user, lab=lab, role=Membership.Role.MEMBER)
-    session = services.create_session(user=user)
-    files = sorted(path.relative_to(root) for path in root.rglob("*") if path.is_file())
-    for relative in files:
-        link = session.source_directory / relative
-        link.parent.mkdir(parents=True, exist_ok=True)
-        link.symlink_to(root / relative)
-    services.register_placed_files(
-        session=session, user=user, relative_paths=[p.as_posix() for p in files], how="benchmark"
-    )
-    from conversions.models import ConversionSession
-
-    session = _wait(
-        lambda: ConversionSession.objects.exclude(status="detecting_format").filter(id=session.id).first(), 300
-    )
-    turn = services.post_message(session=session, user=user, text=METADATA_MESSAGE)
-    if turn.session.awaiting != "approval":
-        raise SystemExit(f"no plan after the metadata message: {turn.replies[-1].text if turn.replies else ''}")
-    return user, turn.session
-
-
-def _wait(found: Any, timeout_s: float) -> Any:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        value = found()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise SystemExit(f"gave up after {timeout_s:.0f} s")
+    return user, session_at_the_plan(user, root)
 
 
 def _line(row: dict[str, Any]) -> str:

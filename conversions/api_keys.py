@@ -35,25 +35,11 @@ class KeyIn(Schema):
     name: str
 
 
-def _out(token: ApiToken) -> dict[str, Any]:
-    return {
-        "id": token.id,
-        "name": token.name,
-        "hint": token.hint,
-        "created": token.created,
-        "last_used": token.last_used,
-        "revoked": token.revoked,
-    }
-
-
 @router.get("/keys", response=list[KeyOut], url_name="keys")
-def list_keys(request: HttpRequest, page: Query[Page], response: HttpResponse) -> list[dict[str, Any]]:
+def list_keys(request: HttpRequest, page: Query[Page], response: HttpResponse) -> list[ApiToken]:
     """Your API keys, newest first, a page at a time (at most ApiToken.MAX_ACTIVE_PER_USER active,
     and those revoked)."""
-    return [
-        _out(token)
-        for token in page_of(request, response, keys.keys_of(request.user).order_by("-created", "-id"), page)
-    ]
+    return list(page_of(request, response, keys.keys_of(request.user).order_by("-created", "-id"), page))
 
 
 @router.post(
@@ -66,10 +52,10 @@ def list_keys(request: HttpRequest, page: Query[Page], response: HttpResponse) -
 def make_key(request: HttpRequest, payload: KeyIn) -> Status[dict[str, Any]]:
     """Make a key (logged in only, not with a key). `key` is in this answer only: keep it now."""
     token, key = keys.make_key(request.user, payload.name)
-    return Status(201, {**_out(token), "key": key})
+    return Status(201, {**KeyOut.model_validate(token).model_dump(), "key": key})
 
 
 @router.delete("/keys/{key_id}", response={200: KeyOut, 404: ErrorOut}, url_name="key")
-def revoke_key(request: HttpRequest, key_id: int) -> dict[str, Any]:
+def revoke_key(request: HttpRequest, key_id: int) -> ApiToken:
     """Revoke one of your keys: it stops working at once (a key may revoke itself)."""
-    return _out(keys.revoke_key(request.user, key_id))
+    return keys.revoke_key(request.user, key_id)

@@ -131,22 +131,49 @@ class World:
 
 
 @pytest.fixture
-def world(db: None) -> World:
-    return World()
+def world(db: None, request: pytest.FixtureRequest) -> Iterator[World]:
+    yield World()
+    if "transactional_db" in request.fixturenames:
+        # Committed rows reach the worker thread too: an upload in such a test starts a real job.
+        _let_the_tests_jobs_finish()
 
 
 @pytest.fixture
 def live_world(transactional_db: None) -> Iterator[World]:
-    """The same people, committed, so worker threads and processes see them. Afterwards, the jobs
-    the test left in this process's worker thread are let finish before the database is emptied:
-    one still writing would deadlock with the TRUNCATE that empties it."""
+    """The same people, committed, so worker threads and processes see them."""
     yield World()
+    _let_the_tests_jobs_finish()
+
+
+def _let_the_tests_jobs_finish() -> None:
+    """The jobs a test left in this process's worker thread, running or still on its queue, are let
+    finish before the database is emptied: one still writing would deadlock with the TRUNCATE that
+    empties it, and one started after it would run in the next test, where it may not touch the
+    database at all."""
     from celery.worker import state
 
+    from nwbportal.celery import app
+
+    def waiting_on_the_queue() -> int:
+        if not _worker_threads:
+            return 0  # nothing in this process takes jobs from the queue: they wait there for nobody
+        try:
+            with app.connection_for_write() as connection:
+                connection.ensure_connection(max_retries=1)
+                channel = connection.channel()
+                try:
+                    return channel.queue_declare(app.conf.task_default_queue, passive=True).message_count
+                finally:
+                    channel.close()
+        except Exception:  # a queue never declared, or a broker a test stopped, holds nothing
+            return 0
+
     deadline = time.monotonic() + JOBS_LEFT_RUNNING_SECONDS
-    while state.active_requests and time.monotonic() < deadline:
+    while time.monotonic() < deadline and (state.active_requests or waiting_on_the_queue()):
         time.sleep(0.05)
 
+
+_worker_threads: list[Any] = []
 
 # How long a test's own jobs may still run after it; longer, the database is emptied under them.
 JOBS_LEFT_RUNNING_SECONDS = 60
@@ -177,7 +204,9 @@ def celery_worker_thread() -> Iterator[Any]:
     )
     thread = threading.Thread(target=worker.start, daemon=True)
     thread.start()
+    _worker_threads.append(worker)
     yield worker
+    _worker_threads.remove(worker)
     worker.stop(in_sighandler=False)
 
 

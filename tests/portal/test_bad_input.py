@@ -113,8 +113,10 @@ def test_an_upload_with_no_files(world: World) -> None:
 @pytest.mark.parametrize(
     "path", ["../../etc/passwd", "/etc/passwd", "a/../../b", "C:/x.bin", "a\x00b.bin", "x" * 300 + ".bin", "\n"]
 )
-def test_paths_that_leave_the_upload_folder_are_refused(world: World, path: str, data_root: Path) -> None:
-    client = world.client("ada")
+def test_paths_that_leave_the_upload_folder_are_refused(
+    live_world: World, celery_worker_thread: Any, path: str, data_root: Path
+) -> None:
+    client = live_world.client("ada")
     session_id = client.post("/api/sessions", {}, content_type="application/json").json()["id"]
     upload = SimpleUploadedFile("x.bin", b"\0\0")
     response = client.post(f"/api/sessions/{session_id}/files", {"files": [upload], "relative_paths": [path]})
@@ -122,6 +124,9 @@ def test_paths_that_leave_the_upload_folder_are_refused(world: World, path: str,
         stored = response.json()["files"][0]["path"]
         assert ".." not in stored and not stored.startswith("/")
         assert (data_root / "sessions" / session_id / "source" / stored).is_file()
+        # Kept inside the session's folder, it is looked at like any other file, and answered plainly.
+        body = wait_for_status(client, session_id, {"idle", "awaiting_user_input"})
+        assert body["status"] == "idle" and stored in body["messages"][-1]["text"]
     else:
         assert response.status_code == 400
 

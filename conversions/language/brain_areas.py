@@ -154,10 +154,31 @@ def brain_area(text: str) -> AreaMention | None:
         end = (
             inner.end()
         )  # "paraventricular nucleus of the hypothalamus", "central nucleus of the anterior arcopallium"
-    named = _NAMED_BY_ABBREVIATION_RE.match(text, start, end)  # "area MT", "song nucleus RA": the name is "MT"
+    named = _NAMED_BY_ABBREVIATION_RE.match(text, start, end)  # "song nucleus RA": the name is "RA"
     if named and named.end() == end:
         start = named.start("name")
+    # The cortical layer written with the area is part of where the recording was: "layer 2/3 of
+    # barrel cortex", "L4 of S1", "V1 layer 2/3", "motor cortex (L5)". A layer that names a kind of
+    # cell ("layer 5 pyramidal neurons in motor cortex") is not: the neurons are in the area.
+    # The animal named between them is not part of the place: "layer 5 of mouse barrel cortex" is
+    # stored "layer 5 of barrel cortex".
+    if layer_before := _LAYER_BEFORE_RE.search(text, max(0, start - 60), start):
+        layer = text[layer_before.start() : layer_before.start("animal")]
+        return AreaMention(layer_before.start(), end, layer + text[start:end])
+    if layer_after := _LAYER_AFTER_RE.match(text, end):
+        end = layer_after.end()
     return AreaMention(start, end, text[start:end])
+
+
+_LAYER = r"(?:layers?\s?|L)(?:[1-6](?:/[1-6]|\s?(?:and|&|-)\s?[1-6])?[ab]?|I{1,3}|IV|V|VI)"
+_LAYER_BEFORE_RE = re.compile(
+    rf"(?<![\w/-]){_LAYER}\s(?:of|in)\s(?:the\s)?(?P<animal>(?:(?:mouse|mice|rat|rats|human|monkey|macaque|ferret|cat"
+    rf"|marmoset|tree\sshrew)\s)?)$",
+    re.IGNORECASE,
+)
+_LAYER_AFTER_RE = re.compile(
+    rf"(?:\s{_LAYER}|\s\({_LAYER}\))(?![\w/-])(?!\s(?:pyramidal|neurons?|cells?|interneurons?))"
+)
 
 
 # "X of the Y", and the same in French, Spanish, Italian, Portuguese: "núcleo central de la amígdala".
@@ -167,7 +188,7 @@ _OF_THE_RE = re.compile(
 _OF_HEADS = frozenset(
     {"nucleus", "nuclei", "complex", "formation", "body", "ganglion", "lobe", "field", "núcleo", "nucleo", "noyau"}
 )
-_NAMED_BY_ABBREVIATION_RE = re.compile(r"(?i:area|region|nucleus)\s(?P<name>[A-Z][A-Za-z]+\d?|[A-Z]\d)")
+_NAMED_BY_ABBREVIATION_RE = re.compile(r"(?i:region|nucleus)\s(?P<name>[A-Z][A-Za-z]+\d?|[A-Z]\d)")
 
 
 def area_spans(text: str) -> list[tuple[int, int]]:

@@ -1021,7 +1021,7 @@ HELD_OUT_A: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
             "timezone": "America/Chicago",
             "experiment_description": "Calcium imaging of layer 2/3 in mouse somatosensory cortex during texture "
             "discrimination",
-            "location": "somatosensory cortex",
+            "location": "layer 2/3 in somatosensory cortex",
             "subject_id": "DB7",
             "species": "Mus musculus",
             "sex": "M",

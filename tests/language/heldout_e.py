@@ -1791,7 +1791,7 @@ HELD_OUT_E: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
             "experimenter": "Nowak-Lee, Kasia",
             "institution": "University of Bern",
             "experiment_description": "Whole-cell in vivo from L2/3 of mouse S1 during whisking",
-            "location": "S1",
+            "location": "L2/3 of S1",
             "subject_id": "6622",
             "species": "Mus musculus",
             "strain": "Scnn1a-Cre",

@@ -200,7 +200,7 @@ HELD_OUT_F: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
             "experimenter": "Rossi, Sofia",
             "institution": "SISSA",
             "experiment_description": "2p imaging of layer 2/3 in V1 of awake mice",
-            "location": "V1",
+            "location": "layer 2/3 in V1",
             "subject_id": "SR-07",
             "species": "Mus musculus",
             "sex": "F",

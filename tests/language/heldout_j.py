@@ -2427,7 +2427,7 @@ HELD_OUT_J: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
         CRITICAL,
         {
             "experiment_description": "simultaneous patch clamp and two-photon imaging of dendritic spikes in layer 5 of mouse somatosensory cortex in vivo",
-            "location": "somatosensory cortex",
+            "location": "layer 5 of somatosensory cortex",
             "species": "Mus musculus",
         },
     ),

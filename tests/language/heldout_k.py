@@ -228,7 +228,7 @@ HELD_OUT_K: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
             "experimenter": "Nyström, Erik",
             "institution": "Uppsala University",
             "experiment_description": "two-photon imaging of layer 2/3 in mouse somatosensory cortex during whisker stimulation",
-            "location": "somatosensory cortex",
+            "location": "layer 2/3 in somatosensory cortex",
             "species": "Mus musculus",
             "subject_id": "EN-15",
             "sex": "M",

@@ -498,7 +498,7 @@ HELD_OUT_L: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
         ASKED_FIRST,
         {
             "experiment_description": "Two-photon imaging of orientation tuning in layer 2/3 of tree shrew V1",
-            "location": "V1",
+            "location": "layer 2/3 of V1",
             "species": "Tupaia belangeri",
             "experimenter": "Petrova, Elena",
             "institution": "University of Tübingen",
@@ -1135,7 +1135,7 @@ HELD_OUT_L: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
             "experimenter": "Rostami, Hamid; Karimi, Sara",
             "institution": "Tehran University of Medical Sciences",
             "experiment_description": "in vivo whole-cell recordings from layer 2/3 of rat barrel cortex during whisker deflection",
-            "location": "barrel cortex",
+            "location": "layer 2/3 of barrel cortex",
             "subject_id": "TUMS-7",
             "species": "Rattus norvegicus",
             "sex": "M",

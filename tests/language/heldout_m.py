@@ -2609,7 +2609,7 @@ HELD_OUT_M: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
             "experimenter": "Müller-Schmidt, Lisa",
             "institution": "University of Heidelberg",
             "experiment_description": "In vivo whole-cell recordings in layer 2/3 of mouse barrel cortex",
-            "location": "barrel cortex",
+            "location": "layer 2/3 of barrel cortex",
             "species": "Mus musculus",
         },
     ),
@@ -3153,7 +3153,7 @@ HELD_OUT_M: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
         ("experiment_description",),
         {
             "experiment_description": "Acute slice recordings from layer 5 of the rat entorhinal cortex, looking at persistent firing",
-            "location": "entorhinal cortex",
+            "location": "layer 5 of the entorhinal cortex",
             "species": "Rattus norvegicus",
         },
     ),

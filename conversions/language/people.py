@@ -60,6 +60,7 @@ _SELF_BEFORE_RE = re.compile(
     rf"|my\s+name\s+is|my\s+name'?s|name'?s|names?\s*[:=]|me|myself|soy|je\s+suis|ich\s+bin|sono|me\s+llamo|mi\s+chiamo"
     rf"|je\s+m'appelle|m'appelle|ich\s+heiße|ich\s+heisse|sou(?:\s+[ao])?|me\s+chamo|mi\s+nombre\s+es"
     rf"|we\s+are|we'?re|me\s*=|soy\s+(?:la|el)|aqui\s+é(?:\s+[oa])?|aquí\s+(?:es|está)|ici"
+    rf"|(?:(?:und|y|e|et|og|en|och|és)\s+)(?:ich|yo|moi|io|eu|jeg|ik|jag|én)\s*[(,]"  # "… und ich (Felix Roth)"
     rf"|sono\s+(?:il|la)\s+(?:dott\.?(?:ssa)?|dr\.?|prof\.?(?:essor(?:e|essa)?)?))"
     rf"(?:\s+(?:[A-Z][\w-]+\s){{1,2}}?[A-Z][\w-]*['’]s)?"  # "I'm Rohan Bhatt's grad student Emma Lindholm"
     rf"(?:\s*[,:(—–-]?\s*{_ROLE_WORDS}\b\.?){{0,4}}\s*[,:(—–-]?\s*)$",
@@ -104,11 +105,50 @@ _EXPERIMENTER = (
 )
 _OBJECT = (
     r"(?:record\w*|experiment\w*|sessions?|it|them|this|these|all|the\s+rig|data|measurements?|imaging|patch\w*"
-    r"|surger\w*|ephys|physiology|acquisition|everything|most)"
+    r"|ephys|physiology|acquisition|everything|most"
+    r"|surger\w*\s+(?:and|&)\s+(?:the\s+|all\s+the\s+)?(?:record\w*|imaging|experiments?|sessions?))"
 )
 _DID = (
     r"(?:\w+\s+and\s+)?(?:did|does|do|ran|runs|run|performed|made|carried\s+out|conducted|collected|acquired|handled"
     r"|took|helped(?:\s+with)?)"
+)
+# Work on the data that is not recording it: who only did these is no experimenter of the session.
+_OTHER_TASK = (
+    r"(?:surger(?:y|ies)|implant(?:s|ation)?|the\s+implant|histology|analysis|analyses|perfusions?|injections?"
+    r"|genotyping|sectioning|staining|spike\s+sorting|stats|design|the\s+design|slice\s+prep(?:aration)?)"
+)
+# "(neurosurgeon, did the implant only)", "(she only did histology)", "(surgery)": a part of the work that
+# is not the recording, with no word that they recorded as well.
+_OTHER_TASK_OWN_RE = re.compile(
+    rf"\b(?:{_OTHER_TASK}|surgeon|neurosurgeon|histolog\w*|designed|did\s*n[o']t\s+record|not\s+record\w*)\b", _I
+)
+# "only", "just" or a "not record": what makes a task in parentheses the person's whole part.
+_ONLY_RE = re.compile(r"\b(?:only|just|solely)\b|\bn[o']t\s+record|n't\s+record", _I)
+# "Selin Kaya did the surgery", "Mariana only did histology": said right after the name.
+_OTHER_TASK_AFTER_RE = re.compile(
+    rf"^\s*(?:\([^()]*\)\s*)?,?\s*(?:who\s+)?(?:only\s+|just\s+)?(?:did|does|do|performed|handled|was\s+responsible\s+for)"
+    rf"\s+(?:(?:the|all\s+the|his|her|their|our)\s+)?(?:[\w-]+\s+)?{_OTHER_TASK}(?:\s+only)?\b"
+    rf"(?!\s*(?:and|&|,|\+)\s*(?:the\s+|all\s+the\s+)?(?:record|imaging|sessions|experiments))",
+    _I,
+)
+# "Histology was done by Carmen Ruiz", "the implant by Dr. Mehta": named as doing that other part.
+_OTHER_TASK_BY_RE = re.compile(
+    rf"{_OTHER_TASK}\s+(?:(?:was|were|is)\s+)?(?:(?:done|performed|made|handled|carried\s+out)\s+)?by\s+"
+    rf"(?:(?:our|my|the|dr\.?|prof\.?)\s+)?(?:[\w-]+\s+){{0,2}}?$",
+    _I,
+)
+# The writer named beside another who recorded: "me and Priyanka Das", "Recorded by me + Priyanka Das",
+# "Jan Petersen und ich (Nina Krüger)", "Camila Rincón y yo, Santiago Peña".
+_AND_WORD = r"(?:and|&|\+|plus|und|y|e|et|i|és|og|en|och)"
+_ME_BEFORE_NAME_RE = re.compile(
+    rf"(?<![\w'])(?:me|myself|i)\s*(?:\([^()]{{0,60}}\)\s*)?{_AND_WORD}\s*(?:(?:my|our)\s+(?:[\w-]+\s+){{0,2}}?)?$", _I
+)
+_ME_AFTER_NAME_RE = re.compile(
+    rf"^\s*(?:\([^()]{{0,60}}\)\s*)?,?\s*{_AND_WORD}\s+(?:me|myself|i|ich|yo|eu|io|moi|ja|én|jeg|ik|jag)(?![\w'])", _I
+)
+# "Louise Andersson did the recordings with me": the one named is the subject of the clause.
+_WITH_ME_AFTER_RE = re.compile(
+    rf"^[^.;!?]{{0,60}}?\b(?:recorded|{_DID}\s+(?:\w+\s+){{0,3}}?{_OBJECT})\s+with\s+me\b", _I
 )
 _RECORDER_AFTER_RE = re.compile(
     rf"^\s*\)?\s*(?:\([^()]*\)\s*)?,?\s*(?:(?:who|she|he|they|both|together|also|all|was\s+the\s+one\s+who"
@@ -169,6 +209,8 @@ _WRITER_RECORDED_RE = re.compile(
     rf"(?<![\w'])i\s+{_PAST_RECORDING}"
     rf"|\bby\s+(?:me|myself)\b|\b(?:por\s+mim|por\s+m[ií]|da\s+me|par\s+moi|von\s+mir)\b|(?<![\w'])(?:me|i|myself)\s*(?:and|&|\+)\s*(?:my\s+)?\w+|{_AND_ME}"
     rf"|(?:^|[.!?]\s+)(?:recorded|recording\s+done)\s+(?:together\s+)?with\b|\bi\s+recorded\s+(?:it\s+|this\s+)?with\b"
+    rf"|(?:^|[.!?]\s+)(?:did|ran|performed|made)\s+(?:the\s+|these\s+|this\s+|all\s+(?:the\s+)?)?"
+    rf"(?:recordings?|sessions?|experiments?|imaging|it)\s+(?:together\s+)?with\b"
     rf"|\b(?:both|we)\s+recorded\b|\bboth\s+of\s+us\b",
     _I,
 )
@@ -176,7 +218,8 @@ _WRITER_RECORDED_RE = re.compile(
 _WE_RECORDED_RE = re.compile(rf"(?<![\w'])we\s+{_PAST_RECORDING}", _I)
 # The writer says plainly that they recorded, whatever their role: "I did the imaging myself", "… and myself".
 _I_RECORDED_RE = re.compile(
-    rf"(?<![\w'])i\s+{_PAST_RECORDING}(?:\s+\w+){{0,3}}?\s+(?:myself|too|as\s+well)\b|{_AND_ME}", _I
+    rf"(?<![\w'])i\s+{_PAST_RECORDING}(?:\s+\w+){{0,3}}?\s+(?:myself|too|as\s+well|(?:together\s+)?with)\b|{_AND_ME}",
+    _I,
 )
 _BOTH_OF_US_RE = re.compile(
     r"\bboth\s+of\s+us\b|\bwe\s+(?:both\s+)?(?:did|recorded|ran)\b[^.]*\btogether\b|\bwe\s+both\b", _I
@@ -323,8 +366,11 @@ def team(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], b
             if "self" in n.roles and "recorder" not in n.roles:
                 n.roles.add("not")  # "I'm the PI … I honestly didn't touch the rig"
     by_others = any("by" in n.roles for n in names)  # "The session was run by my colleague Andrei Munteanu"
+    me_at = None if did_not else _writer_beside(text, names)
     writer_recorded = not did_not and (
-        bool(_WRITER_RECORDED_RE.search(text)) or (bool(_WE_RECORDED_RE.search(text)) and not by_others)
+        me_at is not None
+        or bool(_WRITER_RECORDED_RE.search(text))
+        or (bool(_WE_RECORDED_RE.search(text)) and not by_others)
     )
     pair = bool(_PAIR_RE.search(text))
     if (writer_recorded or pair) and not any("self" in n.roles for n in names):
@@ -337,6 +383,7 @@ def team(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], b
         if ("recorder" in n.roles and "not" not in n.roles)
         or ("self" in n.roles and (writer_recorded or pair) and not n.roles & {"lead", "uploader", "not"})
         or ("self" in n.roles and "not" not in n.roles and writer_recorded and _I_RECORDED_RE.search(text))
+        or ("self" in n.roles and me_at is not None and not n.roles & {"uploader", "not"})
         or ("colleague" in n.roles and pair)
     ]
     others = tuple(n.text for n in names if n.roles & {"lead", "uploader", "not"} and n not in recorders)
@@ -372,6 +419,41 @@ def team(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], b
     return Team(tuple(texts), others, named, said=any("recorder" in n.roles for n in recorders))
 
 
+def _writer_beside(text: str, names: list[_Name]) -> int | None:
+    """Where the writer's "me" stands when a clause about the recording names them beside someone
+    ("Recordings: me and Priyanka Das", "Jan Petersen und ich", "X did the recordings with me", where
+    -1 stands for it); that someone recorded too. None when no clause does. The recorders keep the
+    order of their names."""
+    for n in names:
+        if "self" in n.roles:
+            continue
+        start = max((m.end() for m in _CLAUSE_END_RE.finditer(text, 0, n.start)), default=0)
+        end = next((m.start() for m in _CLAUSE_END_RE.finditer(text, n.end)), len(text))
+        if not _RECORDING_CLAUSE_RE.search(text, start, end) or _PLACE_BEFORE_RE.search(text, start, n.start):
+            continue  # "at Khalifa University in Abu Dhabi, and I recorded": a place
+        at = None
+        if before := _ME_BEFORE_NAME_RE.search(text, max(start, n.start - 60), n.start):
+            at = before.start()
+        elif after := _ME_AFTER_NAME_RE.match(text[n.end : end]):
+            at = n.end + after.end() - 1
+        elif _WITH_ME_AFTER_RE.match(text[n.end : end]):
+            at = -1
+        if at is not None:
+            for listed in names:  # "Daniela Ortiz, Felipe Castro and me": the whole list
+                if listed.group == n.group and "self" not in listed.roles:
+                    listed.roles.add("recorder")
+            return at
+    return None
+
+
+_PLACE_BEFORE_RE = re.compile(r"\b(?:in|at|from|near)\s+$", _I)
+_RECORDING_CLAUSE_RE = re.compile(
+    rf"\b(?:record\w*|{_EXPERIMENTER}|did|ran|imag\w+|patch\w*|registr\w*|regist\w+|rejestr\w*|ableitung\w*"
+    rf"|aufnahme\w*|enregistr\w*|gravaç\w*|grabaci\w*|hicimos|gemacht|kayıt\w*|opptak\w*|metingen)",
+    _I,
+)
+
+
 def could_be_a_name(value: str, is_word: Callable[[str], bool]) -> bool:
     """Whether every word of "Family, Given" or "Given Family" could be a person's ("Programme, Wellcome
     Trust Research" could not: "Programme" and "Research" have meanings of their own)."""
@@ -400,7 +482,13 @@ def _names(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str],
         while words and words[-1].lower() in PARTICLES and words[-1].islower():  # "Priyanka Das" keeps "Das"
             words.pop()
             k -= 1
-        proper = [w for w in words if w.lower() not in PARTICLES]
+        # A capitalised particle that ends the run is the family name: "Priyanka Das", "Ana Da".
+        ends = not (k < len(tokens) and _joined(text, tokens, k - 1) and tokens[k][2][:1].isupper())
+        proper = [
+            w
+            for i, w in enumerate(words)
+            if w.lower() not in PARTICLES or (ends and i == len(words) - 1 and w[0].isupper())
+        ]
         alone = proper and _stands_alone(text, tokens, j, k, is_word, is_filler)
         if (
             alone
@@ -516,6 +604,21 @@ _ORGANISATION_AFTER_RE = re.compile(
 
 def _read_roles(text: str, names: list[_Name]) -> None:
     _read_group_roles(text, names)
+    for n in names:  # "Lucas Silva & Mariana Rocha (Lucas recorded, Mariana only did histology)"
+        given = n.text.split()[0] if len(n.text.split()) > 1 else ""
+        if not given[:1].isupper() or given.rstrip(".").lower() in _TITLES:
+            continue
+        for m in re.finditer(rf"(?<![\w-]){re.escape(given)}(?![\w-])", text):
+            if n.start <= m.start() < n.end:
+                continue
+            if _OTHER_TASK_AFTER_RE.match(text[m.end() :]):
+                n.roles.add("not")
+                n.roles.discard("recorder")
+            elif re.match(
+                rf"\s+(?:(?:also|alone|only)\s+)?(?:recorded|{_DID}\s+(?:the\s+)?record\w*)", text[m.end() :], _I
+            ):
+                n.roles.add("recorder")
+                n.roles.discard("not")
     for m in _BY_PRONOUN_RE.finditer(text):  # "on behalf of Dr. Laura Bianchi. Recordings were done by her and …"
         before = [n for n in names if n.end <= m.start() and "self" not in n.roles]
         if before:
@@ -586,6 +689,10 @@ def _read_group_roles(text: str, names: list[_Name]) -> None:
             own = re.match(r"^\s*\(([^()]*)\)", own_after)
             if own and re.search(r"record|experimenter", own.group(1), _I) and not _NEGATED_RE.search(own.group(1)):
                 n.roles.add("recorder")
+            elif own and _OTHER_TASK_OWN_RE.search(own.group(1)) and _ONLY_RE.search(own.group(1)):
+                n.roles.add("not")  # "Dr. Arjun Mehta (surgeon, did the implant only)"
+            if _OTHER_TASK_AFTER_RE.match(own_after) or _OTHER_TASK_BY_RE.search(own_before[-80:]):
+                n.roles.add("not")  # "Selin Kaya did the surgery", "Histology was done by Carmen Ruiz"
         if _MY_NAME_RE.search(text) and len({n.group for n in names}) == 1:
             first.roles.add("self")  # "Typo in my name, it's Jürgen with an umlaut: Jürgen Weber"
         if _EXPERIMENTER_NAMED_RE.search(before) and not first.roles & {"lead", "not"}:

@@ -632,7 +632,7 @@ FIRST_SET: list[Answer] = [
             "subject_id": "TA-07",
             "sex": "male",
             "age": "P45",
-            "location": "barrel cortex",
+            "location": "L2/3 in barrel cortex",
         },
     ),
     (

@@ -78,6 +78,55 @@ ROLES: list[Row] = [
         NOTHING_ASKED,
         {"experimenter": "Haddad, Lina"},
     ),
+    # The writer named beside another recorder: both recorded, in the order their names come.
+    (
+        "Greta Holm, Lund University. Recorded by me and Tomas Ek.",
+        ASKED_FIRST,
+        {"experimenter": "Holm, Greta; Ek, Tomas"},
+    ),
+    (
+        "Sessions: Ivo Petrov and I (Mila Ivanova) ran them.",
+        NOTHING_ASKED,
+        {"experimenter": "Petrov, Ivo; Ivanova, Mila"},
+    ),
+    (
+        "Hi, Ruth Amsel here. Yael Dror ran these sessions with me.",
+        ASKED_FIRST,
+        {"experimenter": "Amsel, Ruth; Dror, Yael"},
+    ),
+    (
+        "Sofía Marín, Universidad de Sevilla. Did the recordings together with Pablo Ortega.",
+        ASKED_FIRST,
+        {"experimenter": "Marín, Sofía; Ortega, Pablo"},
+    ),
+    (
+        "Die Ableitungen haben Lena Bauer und ich (Felix Roth) gemacht.",
+        NOTHING_ASKED,
+        {"experimenter": "Bauer, Lena; Roth, Felix"},
+    ),
+    # Who did only another part of the work (the implant, histology) recorded nothing.
+    ("Experimenters: Dr. Hugo Lind (implant only) and Maja Berg.", NOTHING_ASKED, {"experimenter": "Berg, Maja"}),
+    (
+        "Rui Costa & Ana Pires (Rui ran the rig, Ana only did the histology).",
+        NOTHING_ASKED,
+        {"experimenter": "Costa, Rui"},
+    ),
+    (
+        "The surgery was done by Dr. Karl Moser, the recordings by me, Eva Stein.",
+        NOTHING_ASKED,
+        {"experimenter": "Stein, Eva"},
+    ),
+    (
+        "Ole Lund did the perfusions, but I did all the imaging sessions. Ida Dahl, NTNU.",
+        ASKED_FIRST,
+        {"experimenter": "Dahl, Ida"},
+    ),
+    (
+        "Recorded by Dr. Ines Vidal (neurosurgeon) and me, Marc Puig.",
+        NOTHING_ASKED,
+        {"experimenter": "Vidal, Ines; Puig, Marc"},
+    ),
+    ("Priyanka Das and Tom Reed recorded this.", NOTHING_ASKED, {"experimenter": "Das, Priyanka; Reed, Tom"}),
 ]
 
 # --- several people in prose, and who of them recorded (conversions.language.people) ---------------
@@ -716,7 +765,16 @@ LOCATIONS: list[Row] = [
     ),
     ("Neuropixels in the mouse zona incerta", ASKED_FIRST, {"location": "zona incerta"}),
     ("recordings from the supplementary eye field of a macaque", ASKED_FIRST, {"location": "supplementary eye field"}),
-    ("units in area V4 during attention", ASKED_FIRST, {"location": "V4"}),
+    ("units in area V4 during attention", ASKED_FIRST, {"location": "area V4"}),
+    # The cortical layer written with the area is part of the location; a layer naming a kind of cell is not.
+    (
+        "whole-cell recordings from layer 4 of the somatosensory cortex",
+        ASKED_FIRST,
+        {"location": "layer 4 of the somatosensory cortex"},
+    ),
+    ("2P imaging, visual cortex L2/3, awake mice", ASKED_FIRST, {"location": "visual cortex L2/3"}),
+    ("juxtacellular recordings in L5 of rat M1", ASKED_FIRST, {"location": "L5 of M1"}),
+    ("patch clamp of layer 6 corticothalamic neurons in auditory cortex", ASKED_FIRST, {"location": "auditory cortex"}),
     ("the electrodes were in the left subthalamic nucleus", ("location",), {"location": "left subthalamic nucleus"}),
     ("rats foraging in an open field", ASKED_FIRST, {}),
     (

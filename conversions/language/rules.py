@@ -2621,6 +2621,29 @@ _LEADING_ARTICLE_RE = re.compile(
 # Japanese written in Latin letters after the name: "… de jikken shiteimasu", "… no Saito Yui desu".
 _ROMAJI_AFTER_RE = re.compile(r"\s+(?:de|ni|no)\s+.*\w(?:desu|masu|mashita|shita)\b.*$|\s+(?:de|ni|no)\s+.*\bdesu\b.*$")
 _CAMPUS_AFTER_RE = re.compile(r",\s*(?:campus\s+[\w-]+(?:\s[\w-]+)?|[\w-]+\s+campus)$", _I)
+# A university, then one of its parts after a comma or a dash: the university is the institution
+# ("Université de Bordeaux, IINS", "LMU München, Department Biologie II", "Universität Zürich — Institut
+# für Hirnforschung"). An institute followed by its parent ("Institute of Neuroscience, Chinese Academy
+# of Sciences") is left whole.
+_UNIT_AFTER_UNIVERSITY_RE = re.compile(
+    r"(?P<university>[^,—–]*?(?:\bUniversit\w*|\bUniversidad\w*|\bUniversidade\w*|\bUniversità|\bUniversity"
+    r"|\bUC\s\w+|\bTU\s\w+|\bLMU\b(?:\sMünchen)?|\bUMC\s\w+|\bETH\b(?:\sZürich)?|\bEPFL\b"
+    r"|\bInstitute\sof\s(?:Science|Technology)\b|\bPolytechnique\sFédérale\sde\sLausanne(?:\s\(EPFL\))?)[^,—–]*?)\s*(?:,|\s[—–-])\s*(?P<unit>[^,—–]+)"
+)
+_UNIT_WORD_RE = re.compile(
+    r"\b(?:institut\w*|instituto|istituto|cent(?:er|re)|centro|department|dept|departement|abteilung|laborator\w*"
+    r"|biologie|school|college|faculty|facult[ée]|fakultät|clinic|klinik)\b",
+    _I,
+)
+
+
+def _is_a_part(unit: str) -> bool:
+    """Whether what follows a university names one of its parts (an institute, a department, an
+    acronym), not a place or a parent ("Birkbeck, University of London")."""
+    named = _UNIT_WORD_RE.search(unit) or _ACRONYM_RE.fullmatch(unit.strip())
+    return bool(named) and not is_place(unit) and not re.search(r"universit", unit, _I)
+
+
 _DEPARTMENT_BEFORE_RE = re.compile(
     r"(?:the\s+)?(?:department|dept\.?|division|faculty|school|unit|section)\s+(?:of|for)\s+[^,]+,\s*", _I
 )
@@ -2650,6 +2673,9 @@ def _tidy_institution(value: str) -> str:
     value = _KANA_OR_HANGUL_AFTER_RE.sub("", value)
     value = re.sub(r"\s+\([^()]*$", "", value)  # a remark cut off by a comma: "… (the Florey is separate btw"
     value = _DEPARTMENT_AT_END_RE.sub("", value)  # "University of Cambridge, Department of Zoology"
+    unit = _UNIT_AFTER_UNIVERSITY_RE.match(value)  # "UC Berkeley, Helen Wills Neuroscience Institute"
+    if unit and _is_a_part(unit["unit"]):
+        value = unit["university"]
     if all(
         word.lower().strip(".,") in _BEFORE_NAME | _FILLER_WORDS | _NOT_NAMES | _ROLE_WORDS for word in value.split()
     ):

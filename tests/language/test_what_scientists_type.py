@@ -413,6 +413,16 @@ SUBJECT_DETAILS: list[Row] = [
 # --- institutions: prepositions, departments, places -----------------------------------------------
 
 INSTITUTIONS: list[Row] = [
+    # A university, then one of its parts: the university. An institute then its parent stays whole.
+    ("Kim Rahn, Universität Bonn, Institut für Physiologie II", ASKED_FIRST, {"institution": "Universität Bonn"}),
+    ("Ana Ruiz (Universidad de Chile, BNI)", ASKED_FIRST, {"institution": "Universidad de Chile"}),
+    ("Tel Aviv University — Sagol School of Neuroscience", ("institution",), {"institution": "Tel Aviv University"}),
+    (
+        "Institute of Neuroscience, Chinese Academy of Sciences",
+        ("institution",),
+        {"institution": "Institute of Neuroscience, Chinese Academy of Sciences"},
+    ),
+    ("University of California, Irvine", ("institution",), {"institution": "University of California, Irvine"}),
     # A part with no cue is no institution when it names an animal, a sex or a topic.
     ("Recorded by Ana Souza. Antennal lobe imaging. Bee 7, female worker", ASKED_FIRST, {}),
     ("Snails. Buccal ganglion recordings by Tom Weiss, Lymnaea stagnalis", ASKED_FIRST, {}),

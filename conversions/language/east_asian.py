@@ -23,7 +23,7 @@ from conversions.nwb.family_first import family_name_first
 from conversions.nwb.normalizers import EAST_ASIAN_AGE_UNITS
 
 # Han characters, kana and the full-width forms: a message holding none is left as it is.
-_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff01-\uff5e]")
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff01-\uff5e\uac00-\ud7af]")
 _KANA = r"\u30a0-\u30ff"
 _HAN = r"\u3400-\u9fff\uf900-\ufaff"
 
@@ -114,7 +114,7 @@ _INSTITUTION_RE = re.compile(
 )
 # A name in Han characters or kana with its romanisation after it: "山田太郎（Yamada Taro）", "森田 翔 (Morita Sho)".
 _ROMANISED_NAME_RE = re.compile(
-    rf"\s*[{_HAN}{_KANA}・]{{2,6}}(?:\s[{_HAN}{_KANA}]{{1,4}})?\s?"
+    rf"\s*[{_HAN}{_KANA}・\uac00-\ud7af]{{2,6}}(?:\s[{_HAN}{_KANA}]{{1,4}})?\s?"
     r"\((?P<latin>[A-Z][a-z'’-]+(?:\s[A-Z][a-z'’-]+){1,2})\)\s*"
 )
 
@@ -134,11 +134,55 @@ def has_cjk(text: str) -> bool:
     return bool(_CJK_RE.search(text))
 
 
+# The writer giving their own name: "我是王磊，…", "東京大学の佐藤美咲です", "저는 이지은입니다", "서울대학교
+# 이수진 (Lee Sujin) 입니다". Read as the experimenter's label ("実験者：王磊"), as the English "I'm …" is
+# read, unless the message labels the experimenter itself. Words for what one is ("大学院生です",
+# "학생입니다") are no names.
+_HANGUL = r"\uac00-\ud7af"
+_SELF_INTRODUCTIONS = (
+    re.compile(
+        rf"(?P<pre>)(?:我是|我叫|我的名字是|我名叫)"
+        rf"(?P<name>[{_HAN}]{{2,4}}(?=[，,。.（(\s]|来自|來自|$)|[A-Z][a-z]+(?:\s[A-Z][a-z]+){{1,2}})"
+        # "我是李晓东 (Li Xiaodong)", "我是Li Na（姓Li）": the romanisation, and which name is the family's
+        rf"(?P<end>(?:\s?[（(][A-Z][a-z'’-]+(?:\s[A-Z][a-z'’-]+){{1,2}}[)）])?(?:\s?[（(](?:姓|surname)[^()（）]*[)）])?)"
+    ),
+    re.compile(
+        rf"(?P<pre>(?:{INSTITUTION_ENDS})の|。|\s|^)(?:私は|わたしは)?"
+        rf"(?P<name>[{_HAN}々]{{2,4}}(?:\s[{_HAN}々]{{1,3}})?)(?P<end>です|と申します)"
+    ),
+    re.compile(
+        rf"(?P<pre>\s|^)(?:저는\s?)?(?P<name>[{_HANGUL}]{{2,4}})"
+        rf"(?P<end>\s?(?:\([^()]*\)\s?)?(?:입니다|이에요|예요)(?:\s?\([^()]*\))?)"
+    ),
+)
+_NOT_NAME_ENDS = tuple("生者員師授長医士家部")
+_NOT_NAMES = frozenset({"학생", "대학원생", "연구원", "교수", "박사", "포닥", "석사", "박사과정"})
+_ROMANISATION_RE = re.compile(r"\s?\([A-Z][a-z'’-]+(?:\s[A-Z][a-z'’-]+){1,2}\)")
+
+
+def _self_introduced(text: str) -> str:
+    if any(label in text for label, name in LABELS.items() if name == "experimenter"):
+        return text
+    for pattern in _SELF_INTRODUCTIONS:
+        m = pattern.search(text)
+        if not m:
+            continue
+        name = m.group("name")
+        if name.endswith(_NOT_NAME_ENDS) or name in _NOT_NAMES or re.search(INSTITUTION_ENDS, name):
+            continue
+        romanised = _ROMANISATION_RE.search(m.group("end"))
+        written = name + (romanised.group() if romanised else "")
+        rest = re.sub(r"^\s?[，,、。.]", "", text[m.end() :])  # the name's sentence ends with it
+        return f"{text[: m.start()]}{m.group('pre')}実験者：{written}。{rest}"
+    return text
+
+
 def spaced(text: str) -> str:
     """`text` with its Japanese and Chinese punctuation, label particles and polite endings written as
     the reader reads them; a message without any is returned as it is."""
     if not has_cjk(text):
         return text
+    text = _self_introduced(text)
     text = _POLITE_END_RE.sub("", text)
     text = _LABEL_TOPIC_RE.sub(lambda m: f"{m.group('label')}：", text)
     text = _OF_AFTER_INSTITUTION_RE.sub(lambda m: f"{m.group('end')}、", text)

@@ -145,3 +145,38 @@ def spanish_family_names(words: list[str]) -> int:
     if father in SPANISH and mother in SPANISH and father not in _SPANISH_GIVEN:
         return 2
     return 1
+
+
+# Names written in Han characters or Hangul put the family name first with no space: "王磊", "陈晓明",
+# "佐藤美咲", "高橋翔", "이지은". A Chinese or Korean family name is one character (a few are two); a
+# Japanese one mostly two. The common two-character ones are listed; a space the writer put ("鈴木 花子")
+# says it outright.
+_HAN_OR_HANGUL_NAME_RE = re.compile(r"[\u3005\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]{2,5}")
+_TWO_CHARACTER_FAMILY_NAMES = _names(
+    """欧阳 司马 诸葛 上官 东方 皇甫 令狐 慕容 司徒 夏侯 歐陽 司馬 諸葛 남궁 황보 제갈 선우 독고
+    佐藤 鈴木 高橋 田中 伊藤 渡辺 渡邊 山本 中村 小林 加藤 吉田 山田 山口 松本 井上 木村 斎藤 斉藤 清水
+    山崎 池田 橋本 阿部 石川 山下 中島 石井 小川 前田 岡田 藤田 後藤 近藤 村上 遠藤 青木 坂本 福田 太田
+    西村 藤井 金子 岡本 藤原 中野 三浦 原田 中川 松田 竹内 小野 田村 中山 和田 石田 森田 上田 柴田 酒井
+    工藤 横山 宮崎 宮本 内田 高木 安藤 島田 谷口 大野 高田 丸山 今井 河野 藤本 村田 武田 上野 杉山 増田
+    小山 大塚 平野 菅原 久保 松井 千葉 岩崎 桜井 木下 野口 松尾 菊地 野村 新井 渡部 佐々 長谷 鈴村 森本
+    北村 松岡 大西 浅野 水野 小島 山内 小池 服部 樋口 西田 菅野 秋山 大橋 永井 平田 荒木 久保田"""
+)
+_THREE_CHARACTER_FAMILY_NAMES = _names("佐々木 長谷川 久保田 五十嵐")
+
+
+def written_family_given(name: str) -> tuple[str, str] | None:
+    """(family, given) of a name written in Han characters or Hangul ("陈晓明" → 陈, 晓明; "佐藤美咲" →
+    佐藤, 美咲; "鈴木 花子" → 鈴木, 花子); None for anything else."""
+    words = name.split()
+    if len(words) == 2 and all(_HAN_OR_HANGUL_NAME_RE.fullmatch(w) for w in words):
+        return words[0], words[1]
+    if (
+        len(words) != 1
+        or not _HAN_OR_HANGUL_NAME_RE.fullmatch(name)
+        or (len(name) > 4 and name[:3] not in _THREE_CHARACTER_FAMILY_NAMES)
+    ):
+        return None
+    for size, known in ((3, _THREE_CHARACTER_FAMILY_NAMES), (2, _TWO_CHARACTER_FAMILY_NAMES)):
+        if name[:size] in known and len(name) > size:
+            return name[:size], name[size:]
+    return name[:1], name[1:]

@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .family_first import family_name_first, spanish_family_names
+from .family_first import family_name_first, spanish_family_names, written_family_given
 from .fields import FIELDS
 
 # --- experimenter --------------------------------------------------------------------------------
@@ -117,6 +117,8 @@ def _last_first(person: str) -> str:
         if not last or not first:
             return last or first
         return f"{last}, {_initials_with_dots(first)}"
+    if written := written_family_given(person.strip()):  # "陈晓明", "佐藤美咲", "이지은"
+        return ", ".join(written)
     words = _capitalised(_without_titles(person))
     if len(words) < 2:
         return words[0] if words else ""

@@ -815,6 +815,18 @@ LOCATIONS: list[Row] = [
 # romanisation, subject words inside a run of characters ------------------------------------------
 
 EAST_ASIAN: list[Row] = [
+    # The writer's own name in characters or Hangul, stored family name first as "family, given".
+    ("大家好，我是刘洋，来自浙江大学。", ASKED_FIRST, {"experimenter": "刘, 洋", "institution": "浙江大学"}),
+    ("我是欧阳明 (Ouyang Ming)，记录是我做的。", ASKED_FIRST, {"experimenter": "Ouyang, Ming"}),
+    (
+        "京都大学の田中健太です。よろしくお願いします。",
+        ASKED_FIRST,
+        {"experimenter": "田中, 健太", "institution": "京都大学"},
+    ),
+    ("京都大学の大学院生です。", ASKED_FIRST, {"institution": "京都大学"}),
+    ("안녕하세요, 저는 최서연입니다. 제가 기록했습니다.", ASKED_FIRST, {"experimenter": "최, 서연"}),
+    ("연세대학교 정민호 (Jung Minho) 입니다.", ASKED_FIRST, {"experimenter": "Jung, Minho"}),
+    ("記録者：佐々木健、所属：東北大学", ASKED_FIRST, {"experimenter": "佐々木, 健", "institution": "東北大学"}),
     (
         "実験者：高橋 誠（Takahashi Makoto）、所属：大阪大学、"
         "実験内容：ラット視床からの単一ユニット記録。動物ID：OU-7、メス、9週齢。",

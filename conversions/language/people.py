@@ -615,7 +615,7 @@ def _read_roles(text: str, names: list[_Name]) -> None:
                 n.roles.add("not")
                 n.roles.discard("recorder")
             elif re.match(
-                rf"\s+(?:(?:also|alone|only)\s+)?(?:recorded|{_DID}\s+(?:the\s+)?record\w*)", text[m.end() :], _I
+                rf"\s+(?:(?:also|alone|only)\s+)?(?:recorded|{_DID}\s+(?:\w+\s+){{0,3}}?{_OBJECT})", text[m.end() :], _I
             ):
                 n.roles.add("recorder")
                 n.roles.discard("not")

@@ -785,14 +785,16 @@ _NAME_PARTICLES = _vocabulary(
 # Abbreviations whose period ends neither a sentence nor a value.
 _ABBREVIATIONS = _vocabulary(
     """dr, prof, mr, mrs, ms, mx, st, jr, sr, vs, etc, e.g, i.e, eg, ie, approx, ca, univ, inst, dept, fig,
-    al, inc, ltd, co, no, rer, nat, med, phil, dott, mgr, ing, exp, expt"""
+    al, inc, ltd, co, no, rer, nat, med, phil, dott, mgr, ing, exp, expt, im"""
 )
 
 _INSTITUTION_WORDS = _vocabulary(
     """university, universität, universitat, université, universite, universidad, universidade, università,
     universiteit, universitet, uniwersytet, univ, institute, institut, instituto, istituto, college,
     school, hospital, clinic, klinikum, center, centre, foundation, academy, polytechnic, politecnico,
-    polytechnique, campus, laboratory, consortium, station, stazione, estación, inc, ltd, gmbh, corporation"""
+    polytechnique, campus, laboratory, consortium, station, stazione, estación, inc, ltd, gmbh, corporation,
+    école, ecole, zentrum, instytut, üniversitesi, universitesi, hochschule, akademie, akademia, politechnika,
+    universitätsklinikum, universitätsklinik, uniklinik, centro, ziekenhuis, sjukhus, sykehus"""
 )
 # Institutions named without a keyword. Single words count only as the segment's first word, so a
 # person called "Jane Stanford" stays a person.
@@ -2636,6 +2638,22 @@ _UNIT_WORD_RE = re.compile(
     _I,
 )
 
+# A university written with one of its schools, faculties or departments: the university.
+_SCHOOL_OF_A_UNIVERSITY_RES = (
+    re.compile(
+        r"(?P<university>.*?\bUniversity(?:\sof\s[A-Z][\w'-]+(?:\s[A-Z][\w'-]+)?)?)"
+        r"\s(?:(?:Graduate\s)?(?:School|College|Faculty)\sof\s.+|Medical\sSchool)"
+    ),
+    re.compile(
+        r"(?:Institut|Klinik|Abteilung|Lehrstuhl|Department)\s(?:für|of)\s.+?\s(?:der|at\sthe)\s(?P<university>.*Universit.*)"
+    ),
+    re.compile(r"(?P<university>.+?\bÜniversitesi)\s.+"),
+    # "東京大学大学院医学系研究科", "서울대학교 뇌인지과학과"; a university hospital is an institution of its own
+    re.compile(
+        r"(?P<university>[^\s]+?(?:大学|大學|대학교))(?!病院|医院|醫院|병원|附属|附屬)\s?[\u3400-\u9fff\uac00-\ud7af].*"
+    ),
+)
+
 
 def _is_a_part(unit: str) -> bool:
     """Whether what follows a university names one of its parts (an institute, a department, an
@@ -2676,6 +2694,10 @@ def _tidy_institution(value: str) -> str:
     unit = _UNIT_AFTER_UNIVERSITY_RE.match(value)  # "UC Berkeley, Helen Wills Neuroscience Institute"
     if unit and _is_a_part(unit["unit"]):
         value = unit["university"]
+    for school in _SCHOOL_OF_A_UNIVERSITY_RES:  # "Kyoto University Graduate School of Medicine", "复旦大学脑科学研究院"
+        if m := school.fullmatch(value.strip()):
+            value = m["university"]
+            break
     if all(
         word.lower().strip(".,") in _BEFORE_NAME | _FILLER_WORDS | _NOT_NAMES | _ROLE_WORDS for word in value.split()
     ):

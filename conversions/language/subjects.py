@@ -28,6 +28,9 @@ _GENERIC = (
     "|infant|baby|toddler|adolescent|neonate|ewe|ram|sow|boar|hen|cow|heifer|mare|kid|calf|lamb|pt"
     "|rato|piglet|roach|cockroach|lemur|crayfish|spider|egel|blutegel|kit|budgie|budgerigar|parrot|quail|owl|dog"
     "|ewe|wether|doente|paciente|patientin|patiente|camundongo|ratinho|topolino|muis|rat"
+    # "Mysz MW-2", "Sıçan EY-6", "Krysa R-4": the animal in the users' other languages
+    "|mysz|szczur|sıçan|fare|mus|råtta|rotte|myš|potkan|krysa|egér|patkány|maymun|małpa|aap|rot|крыса|мышь|обезьяна"
+    "|hayvan|zwierzę|zvíře|dyr|djur|dier|állat"
 )
 _NUMBER = r"(?:id|ID|Id|number|no\.|No\.|nr\.?|#|name|code|tag|label)"
 _LINK = (

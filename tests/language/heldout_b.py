@@ -1515,7 +1515,7 @@ HELD_OUT_B: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
         ASKED_FIRST,
         {
             "experimenter": "Horvat, Ivan; Kovač, Marija",
-            "institution": "University of Zagreb School of Medicine",
+            "institution": "University of Zagreb",
             "experiment_description": "intracranial recordings in pediatric epilepsy surgery candidates during sleep",
             "subject_id": "ZG-P04",
             "species": "Homo sapiens",

@@ -964,7 +964,7 @@ HELD_OUT_F: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
         ASKED_FIRST,
         {
             "experimenter": "Blake, Jordan; Kim, Sophie",
-            "institution": "Johns Hopkins University School of Medicine",
+            "institution": "Johns Hopkins University",
             "experiment_description": "single units in marmoset auditory cortex during self-initiated vocal production, with chronically implanted multi-electrode arrays",
             "location": "auditory cortex",
             "subject_id": "M9x",
@@ -2554,7 +2554,7 @@ HELD_OUT_F: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
         CRITICAL,
         {
             "experimenter": "Matsumoto, Haruka; Inoue, Shota",
-            "institution": "Keio University School of Medicine",
+            "institution": "Keio University",
             "experiment_description": "calcium imaging with a head-mounted microscope in the basolateral amygdala of mice while they undergo social defeat stress, and we compare neuronal ensembles before and after the stress",
             "location": "basolateral amygdala",
         },

@@ -2364,7 +2364,7 @@ HELD_OUT_K: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
         CRITICAL,
         {
             "experimenter": "Mehta, Anjali",
-            "institution": "Emory University School of Medicine",
+            "institution": "Emory University",
             "experiment_description": "Utah array recordings in rhesus macaque premotor cortex during grasping",
             "location": "premotor cortex",
             "species": "Macaca mulatta",
@@ -2467,7 +2467,7 @@ HELD_OUT_K: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
         CRITICAL,
         {
             "experimenter": "Mensah-Bonsu, Yaw",
-            "institution": "University of Ghana Medical School",
+            "institution": "University of Ghana",
             "experiment_description": "EEG during visual attention in healthy adults",
             "species": "Homo sapiens",
         },

@@ -413,6 +413,21 @@ SUBJECT_DETAILS: list[Row] = [
 # --- institutions: prepositions, departments, places -----------------------------------------------
 
 INSTITUTIONS: list[Row] = [
+    # A university with one of its schools or institutes: the university; a city after it is no institution.
+    (
+        "Lea Brandt, Klinik für Neurologie der Universität Tübingen",
+        ASKED_FIRST,
+        {"institution": "Universität Tübingen"},
+    ),
+    ("Aaron Cole, Duke University School of Medicine.", ASKED_FIRST, {"institution": "Duke University"}),
+    ("Mert Öz, Ege Üniversitesi Tıp Fakültesi, İzmir.", ASKED_FIRST, {"institution": "Ege Üniversitesi"}),
+    ("所属：大阪大学大学院生命機能研究科", ASKED_FIRST, {"institution": "大阪大学"}),
+    (
+        "Instytut Nenckiego, Warszawa. Mysz K-3, samica.",
+        ASKED_FIRST,
+        {"institution": "Instytut Nenckiego", "subject_id": "K-3"},
+    ),
+    ("Yusuf Arslan, Sabancı Üniversitesi, Istanbul", ASKED_FIRST, {"institution": "Sabancı Üniversitesi"}),
     # A university, then one of its parts: the university. An institute then its parent stays whole.
     ("Kim Rahn, Universität Bonn, Institut für Physiologie II", ASKED_FIRST, {"institution": "Universität Bonn"}),
     ("Ana Ruiz (Universidad de Chile, BNI)", ASKED_FIRST, {"institution": "Universidad de Chile"}),

@@ -51,13 +51,41 @@ _PUNCTUATION_RE = re.compile("|".join(map(re.escape, _PUNCTUATION)))
 
 # What a label names, as Japanese and Chinese forms write it ("実験者：", "单位：", "個体ID：").
 LABELS: dict[str, str] = {
-    **dict.fromkeys(["実験者", "实验者", "記録者", "记录者", "測定者", "实验人员", "実施者", "研究者"], "experimenter"),
     **dict.fromkeys(
-        ["所属", "所属機関", "所属先", "研究機関", "機関", "单位", "所属单位", "單位", "机构", "研究单位"],
+        ["実験者", "实验者", "記録者", "记录者", "測定者", "实验人员", "実施者", "研究者", "실험자", "기록자"],
+        "experimenter",
+    ),
+    **dict.fromkeys(
+        [
+            "所属",
+            "所属機関",
+            "所属先",
+            "研究機関",
+            "機関",
+            "单位",
+            "所属单位",
+            "單位",
+            "机构",
+            "研究单位",
+            "기관",
+            "소속",
+        ],
         "institution",
     ),
     **dict.fromkeys(
-        ["実験", "実験内容", "実験概要", "研究内容", "实验", "实验内容", "实验描述", "實驗", "實驗內容"],
+        [
+            "実験",
+            "実験内容",
+            "実験概要",
+            "研究内容",
+            "实验",
+            "实验内容",
+            "实验描述",
+            "實驗",
+            "實驗內容",
+            "실험",
+            "실험 내용",
+        ],
         "experiment_description",
     ),
     **dict.fromkeys(
@@ -103,7 +131,7 @@ _POLITE_END_RE = re.compile(r"\s?(?:です|でした|であります|である|�
 
 # Words that end an institution's name ("京都大学", "理化学研究所", "中国科学院神经科学研究所").
 INSTITUTION_ENDS = (
-    "大学|大學|研究所|研究院|研究センター|研究中心|センター|中心|病院|医院|醫院|学院|學院|科学院|機構|研究機構"
+    "大学|大學|研究所|研究院|研究センター|研究中心|センター|中心|病院|医院|醫院|学院|學院|科学院|機構|研究機構|研究科"
 )
 # "東京大学の鈴木美咲", "浙江大学的刘洋": "of" after an institution, before the person who works there.
 _OF_AFTER_INSTITUTION_RE = re.compile(rf"(?<=[{_HAN}{_KANA}])(?P<end>{INSTITUTION_ENDS})(?:の|的)")
@@ -141,7 +169,8 @@ def has_cjk(text: str) -> bool:
 _HANGUL = r"\uac00-\ud7af"
 _SELF_INTRODUCTIONS = (
     re.compile(
-        rf"(?P<pre>)(?:我是|我叫|我的名字是|我名叫)"
+        # "我是王磊", "我是复旦大学脑科学研究院的王磊": the institution before the name stays where it is
+        rf"(?:我是|我叫|我的名字是|我名叫)(?P<pre>(?:[{_HAN}]{{2,24}}?(?:{INSTITUTION_ENDS})的)?)"
         rf"(?P<name>[{_HAN}]{{2,4}}(?=[，,。.（(\s]|来自|來自|$)|[A-Z][a-z]+(?:\s[A-Z][a-z]+){{1,2}})"
         # "我是李晓东 (Li Xiaodong)", "我是Li Na（姓Li）": the romanisation, and which name is the family's
         rf"(?P<end>(?:\s?[（(][A-Z][a-z'’-]+(?:\s[A-Z][a-z'’-]+){{1,2}}[)）])?(?:\s?[（(](?:姓|surname)[^()（）]*[)）])?)"
@@ -157,7 +186,7 @@ _SELF_INTRODUCTIONS = (
 )
 _NOT_NAME_ENDS = tuple("生者員師授長医士家部")
 _NOT_NAMES = frozenset({"학생", "대학원생", "연구원", "교수", "박사", "포닥", "석사", "박사과정"})
-_ROMANISATION_RE = re.compile(r"\s?\([A-Z][a-z'’-]+(?:\s[A-Z][a-z'’-]+){1,2}\)")
+_ROMANISATION_RE = re.compile(r"[（(](?P<latin>[A-Z][a-z'’-]+(?:\s[A-Z][a-z'’-]+){1,2})[)）]")
 
 
 def _self_introduced(text: str) -> str:
@@ -171,7 +200,7 @@ def _self_introduced(text: str) -> str:
         if name.endswith(_NOT_NAME_ENDS) or name in _NOT_NAMES or re.search(INSTITUTION_ENDS, name):
             continue
         romanised = _ROMANISATION_RE.search(m.group("end"))
-        written = name + (romanised.group() if romanised else "")
+        written = name + (f" ({romanised['latin']})" if romanised else "")
         rest = re.sub(r"^\s?[，,、。.]", "", text[m.end() :])  # the name's sentence ends with it
         return f"{text[: m.start()]}{m.group('pre')}実験者：{written}。{rest}"
     return text

@@ -41,7 +41,7 @@ _NOT_NAME_TEXT = """hi hello hey dear greetings bonjour hola ciao hallo salut na
     monday tuesday wednesday thursday friday saturday sunday today yesterday
     soy sou sono oi salve saludos ciao je ich bin suis quick g'day gday kia ora zusammen aloha moin servus hej hei
     ahoj cześć czesc merhaba salam shalom namaskar
-    english french german spanish italian chinese japanese korean dutch swedish pi supervisor postdoc student
+    english french german spanish italian chinese japanese korean dutch swedish pi supervisor postdoc student only
     phd professor doctor name names hajimemashite konnichiwa ohayou desu c'est voici quem foi die aufnahmen
     messungen registrazioni registros grabaciones enregistrements gravações hoi gozaimasu ohayou kochira watashi
     macho hembra varón mâle femelle homme femme männlich weiblich maschio femmina josei dansei mesu osu
@@ -100,7 +100,8 @@ _NOT_RECORDER_AFTER_RE = re.compile(
 )
 # "experimenter", misspelt ("expermenter", "experimentor") or in the users' other languages.
 _EXPERIMENTER = (
-    r"(?:exp[a-z]{0,2}r[a-z]?m[ae]nt[eo]rs?|versuchsleiter(?:in)?|sperimentat(?:ore|rice)|experimentador[a]?"
+    r"(?:exp[a-z]{0,2}r[a-z]?m[ae]nt[eo]rs?|versuchsleiter(?:in)?|sperimentat(?:ore|rice|ori)|experimentador[a]?"
+    r"|eksperymentator(?:zy|ka)?|experimentatorin|experimentat(?:eur|rice)s?|experimentadores"
     r"|exp[ée]rimentat(?:eur|rice))"
 )
 _OBJECT = (
@@ -244,7 +245,7 @@ _BY_PRONOUN_RE = re.compile(
     r"\b(?:recorded|recordings?|done|made|performed|run|carried\s+out)\s+(?:\w+\s+){0,2}?by\s+(?:her|him)\b", _I
 )
 # Words that begin the names of organisations, in the users' languages.
-_ORGANISATION_WORDS = (
+ORGANISATION_WORDS = _ORGANISATION_WORDS = (
     "universi",
     "üniversite",
     "uniwersyt",
@@ -287,7 +288,7 @@ _COLLEAGUE_BEFORE_RE = re.compile(r"(?:she|he)'?s\s*$|(?:she|he)\s+is\s*$", _I)
 _GROUP_GAP_RE = re.compile(
     # "A and B", "A (PhD student) & B", "A (lab tech) and our postdoc B", "me (A, lab tech) and B"
     rf"^(?:[^()]{{0,40}}\))?\s*(?:\([^()]{{0,60}}\))?\s*(?:,\s*(?=and\b|&))?"
-    rf"(?:,|;|and|&|\+|und|y|e|et|with|together\s+with)\s*"
+    rf"(?:,|;|and|&|\+|und|y|e|ed|et|i|og|och|en|és|with|together\s+with)\s*"
     rf"(?:,\s*)?(?:(?:{_ROLE_WORDS}|phd|dr)\.?\s+){{0,4}}$"
     # "Dr. Yuki Tanaka AND me (Pablo Ortiz)", "A (neurosurgeon) and me, B"
     r"|^(?:[^()]{0,40}\))?\s*(?:\([^()]{0,60}\))?\s*(?:,\s*)?(?:and|&|\+)\s+(?:me|myself|i)\s*[,(]\s*$",

@@ -377,7 +377,7 @@ def _tidied(parsed: ParsedMessage, text: str) -> ParsedMessage:
     "ISTA"."""
     fields = dict(parsed.fields)
     if "experimenter" in fields:
-        fields["experimenter"] = _family_first(text, _tidy_people(fields["experimenter"]))
+        fields["experimenter"] = _family_first(text, _whole_given_name(_tidy_people(fields["experimenter"]), text))
     if "institution" in fields:
         fields["institution"] = _tidy_institution(fields["institution"])
     if "strain" in fields:  # "C57BL/6N from Charles River": the vendor is not the strain
@@ -2543,13 +2543,39 @@ _BEFORE_NAME = _vocabulary(
     undergrad, grad, colleague, labmate, salve, salam, guten, tag, boa, tarde, dia, shalom, merhaba, buongiorno,
     buonasera, bonsoir, grüezi, goedemorgen, hajimemashite, konnichiwa, ohayou, c'est, voici, ich, bin, je, suis,
     eu, sou, io, yo, quem, foi, die, aufnahmen, registrazioni, enregistrements, registros, hoi, moin, servus,
-    gozaimasu, ohayou, kochira, watashi, wa, mismo, misma, best, regards, cheers, thanks, sincerely"""
+    gozaimasu, ohayou, kochira, watashi, wa, mismo, misma, best, regards, cheers, thanks, sincerely, that, das,
+    war, only, just, subject, recorded, frau, herr, sra, signora, signor, mme, mlle"""
 )
 
 
 def _tidy_people(value: str) -> str:
+    value = _OTHER_AND_RE.sub("; ", value)  # "Julien Moreau et Clara Fontaine", "Marta Lewandowska i Tomasz Wójcik"
     parts = _PEOPLE_SPLIT_RE.split(value)
-    return "".join(part if index % 2 else _tidy_person(part) for index, part in enumerate(parts)).strip(" ;&")
+    people = [part if index % 2 else _tidy_person(part) for index, part in enumerate(parts)]
+    for index in range(0, len(people), 2):
+        if _not_a_person(people[index]):
+            people[index] = ""  # "Universitätsspital Zürich", "La Jolla": where, not who
+    return re.sub(r"^(?:\s*(?:;|&|\band\b)\s*)+|(?:\s*(?:;|&|\band\b)\s*)+$", "", "".join(people), flags=_I).strip(
+        " ;&"
+    )
+
+
+# "and" between two names in the users' other languages.
+_OTHER_AND_RE = re.compile(
+    r"(?<=[^\W\d_])\s+(?:und|et|y|e|ed|i|og|och|en|és|a)\s+"
+    r"(?=(?:(?:la|el|le|il|lo|l'|dr|dra|dott|dott\.ssa|prof)\.?\s*)?[A-ZÀ-Þ][^\W\d_]+\s[A-ZÀ-Þ])"
+)
+
+
+def _not_a_person(name: str) -> bool:
+    """Whether a name the reader found is a place or an organisation ("Warszawa", "Universitätsspital
+    Zürich", "Mount Sinai", "Institute of Science and Technology Austria")."""
+    words = name.replace(",", " ").split()
+    if not words:
+        return False
+    if is_place(name) or is_place(" ".join(reversed(name.split(", ")))) or _is_known_institution(name):
+        return True
+    return any(w.lower().startswith(people.ORGANISATION_WORDS) or w.lower() in _INSTITUTION_WORDS for w in words)
 
 
 def _tidy_person(value: str) -> str:
@@ -2577,6 +2603,17 @@ def _tidy_person(value: str) -> str:
                 tokens = tokens[:index]
                 break
     return " ".join(tokens).strip(" ,.-–—(")
+
+
+def _whole_given_name(value: str, text: str) -> str:
+    """A person named once by the given name alone and once in full ("Priya from CSHL here (Priya
+    Desai, grad student)", "it's Callum from Newcastle — Callum Fraser"): the full name."""
+    if " " in value or "," in value or not value[:1].isupper():
+        return value
+    m = re.search(rf"(?<![\w-]){re.escape(value)}\s(?P<family>[A-Z][^\W\d_]+(?:[-'’][A-Z][^\W\d_]+)?)(?![\w-])", text)
+    if m and not _vocabulary_word(m["family"].lower()) and not _not_a_person(m["family"]):
+        return f"{value} {m['family']}"
+    return value
 
 
 _PLACE_AFTER_RE = re.compile(r"\s+(?:in|at|en|à|em|a)\s+(?P<place>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2})$")

@@ -602,11 +602,11 @@ def _several_species(cleaned: str, key: str) -> ValueError:
 
 # --- sex -----------------------------------------------------------------------------------------
 
-# An animal's sex in Dutch, Polish, Czech, Turkish, Norwegian and Hungarian ("Muis SV-17, vrouwtje"),
+# An animal's sex in Dutch, Polish, Czech, Turkish, Norwegian, Swedish and Hungarian ("Muis SV-17, vrouwtje"),
 # languages whose words the reader looks for as it does the English ones.
 OTHER_LANGUAGE_SEX: dict[str, str] = {
-    **dict.fromkeys(["mannetje", "samiec", "samec", "erkek", "hann", "hannkjønn", "hím"], "M"),
-    **dict.fromkeys(["vrouwtje", "samica", "samice", "dişi", "hunn", "hunnkjønn", "nőstény", "kobieta"], "F"),
+    **dict.fromkeys(["mannetje", "samiec", "samec", "erkek", "hann", "hannkjønn", "hím", "hane"], "M"),
+    **dict.fromkeys(["vrouwtje", "samica", "samice", "dişi", "hunn", "hunnkjønn", "nőstény", "kobieta", "hona"], "F"),
 }
 _SEX_BY_WORD: dict[str, str] = {
     **OTHER_LANGUAGE_SEX,

@@ -127,6 +127,20 @@ ROLES: list[Row] = [
         {"experimenter": "Vidal, Ines; Puig, Marc"},
     ),
     ("Priyanka Das and Tom Reed recorded this.", NOTHING_ASKED, {"experimenter": "Das, Priyanka; Reed, Tom"}),
+    # "and" in the users' other languages; places and organisations are nobody; a given name said in full later.
+    ("Expérimentateurs : Paul Girard et Léa Morel.", NOTHING_ASKED, {"experimenter": "Girard, Paul; Morel, Léa"}),
+    ("Eksperymentatorzy: Adam Nowicki i Ewa Zając.", NOTHING_ASKED, {"experimenter": "Nowicki, Adam; Zając, Ewa"}),
+    (
+        "Recorded by Ana Souza, Hospital Israelita Albert Einstein, São Paulo.",
+        ASKED_FIRST,
+        {"experimenter": "Souza, Ana"},
+    ),
+    ("Only Lars Holm recorded this one.", NOTHING_ASKED, {"experimenter": "Holm, Lars"}),
+    (
+        "hi, it's Jonas from Aarhus University — Jonas Krogh. Tetrodes in CA1.",
+        ASKED_FIRST,
+        {"experimenter": "Krogh, Jonas"},
+    ),
 ]
 
 # --- several people in prose, and who of them recorded (conversions.language.people) ---------------
@@ -842,6 +856,12 @@ EAST_ASIAN: list[Row] = [
     ("안녕하세요, 저는 최서연입니다. 제가 기록했습니다.", ASKED_FIRST, {"experimenter": "최, 서연"}),
     ("연세대학교 정민호 (Jung Minho) 입니다.", ASKED_FIRST, {"experimenter": "Jung, Minho"}),
     ("記録者：佐々木健、所属：東北大学", ASKED_FIRST, {"experimenter": "佐々木, 健", "institution": "東北大学"}),
+    (
+        "我是北京大学心理学院的李明（Li Ming），实验是我做的。",
+        ASKED_FIRST,
+        {"experimenter": "Li, Ming", "institution": "北京大学"},
+    ),
+    ("실험자: 한지민 / 기관: 고려대학교", ASKED_FIRST, {"experimenter": "한, 지민", "institution": "고려대학교"}),
     (
         "実験者：高橋 誠（Takahashi Makoto）、所属：大阪大学、"
         "実験内容：ラット視床からの単一ユニット記録。動物ID：OU-7、メス、9週齢。",

@@ -29,6 +29,7 @@ _HEADS = (
     "|insula|putamen|caudate|globus pallidus|substantia nigra|complex|formation|subiculum|tegmentum|tegmental area"
     "|cochlea|gray|grey|fasciculus|accumbens|neuropil|horn|raphe|pulvinar|ridge|coeruleus|locus coeruleus"
     "|hypothalamic area|preoptic area|eye field|olive|pallidum|zona incerta|sulcus|plexus|area X"
+    "|intraparietal area|parietal area|premotor area|motor area|visual area|auditory area|association area"
     "|nigra|lobule|vermis|flocculus|arcopallium|mesopallium|hyperpallium|area\\s\\d{1,2}"
     # the same in the users' other languages
     "|corteccia|córtex|corteza|kortex|hipocampo|ippocampo|amígdala|amigdala|tálamo|talamo|cerebelo|cervelletto"
@@ -110,7 +111,8 @@ _ABBREVIATION_RE = re.compile(
     rf"(?<![\w/-])(?:(?:dorsal|ventral|left|right|medial|lateral|hippocampal)\s){{0,2}}(?:{_ABBREVIATION_ALTERNATIVES})"
     rf"(?:\s(?:core|shell))?(?![\w/-])"
 )
-_JOINED_RE = re.compile(r"\s{0,2}(?:and|&|\+|,)\s{0,2}|\s", re.IGNORECASE)  # "spinal cord dorsal horn" too
+# "spinal cord dorsal horn" too; "hipocampo e córtex pré-frontal", "Hippocampus und Kortex"
+_JOINED_RE = re.compile(r"\s{0,2}(?:and|&|\+|,|e|y|et|und|i|og|en|och|és)\s{0,2}|\s", re.IGNORECASE)
 # A single head word before "cells" names a cell type ("retinal ganglion cells"), not an area.
 _CELL_TYPE_AFTER = re.compile(r"\s(?:cells?|neurons?)\b", re.IGNORECASE)
 # Words that make a head noun something else than an area: "nucleus" of a cell, a "body" weight.
@@ -162,6 +164,10 @@ def brain_area(text: str) -> AreaMention | None:
     # cell ("layer 5 pyramidal neurons in motor cortex") is not: the neurons are in the area.
     # The animal named between them is not part of the place: "layer 5 of mouse barrel cortex" is
     # stored "layer 5 of barrel cortex".
+    if shared := _SHARED_HEAD_RE.search(text, max(0, start - 40), start):
+        start = shared.start()  # "auditory and frontal cortex": both share the noun
+    if abbreviation := _ABBREVIATION_AFTER_RE.match(text, end):
+        end = abbreviation.end()  # "lateral intraparietal area (LIP)"
     if layer_before := _LAYER_BEFORE_RE.search(text, max(0, start - 60), start):
         layer = text[layer_before.start() : layer_before.start("animal")]
         return AreaMention(layer_before.start(), end, layer + text[start:end])
@@ -170,12 +176,17 @@ def brain_area(text: str) -> AreaMention | None:
     return AreaMention(start, end, text[start:end])
 
 
-_LAYER = r"(?:layers?\s?|L)(?:[1-6](?:/[1-6]|\s?(?:and|&|-)\s?[1-6])?[ab]?|I{1,3}|IV|V|VI)"
+_LAYER = (
+    r"(?:layers?\s?|L|strato\s|Schicht\s|couche\s|capa\s|camada\s|warstwa\s|laag\s)"
+    r"(?:[1-6](?:/[1-6]|\s?(?:and|&|-)\s?[1-6])?[ab]?|I{1,3}|IV|V|VI)"
+)
 _LAYER_BEFORE_RE = re.compile(
-    rf"(?<![\w/-]){_LAYER}\s(?:of|in)\s(?:the\s)?(?P<animal>(?:(?:mouse|mice|rat|rats|human|monkey|macaque|ferret|cat"
+    rf"(?<![\w/-]){_LAYER}\s(?:of|in|della|dello|des|der|de\sla|de|da|do|del|van\sde|van\shet)\s(?:the\s)?(?P<animal>(?:(?:mouse|mice|rat|rats|human|monkey|macaque|ferret|cat"
     rf"|marmoset|tree\sshrew)\s)?)$",
     re.IGNORECASE,
 )
+_SHARED_HEAD_RE = re.compile(rf"(?<![\w-])(?:{_MODIFIERS})\s(?:and|&|or|/)\s$", re.IGNORECASE)
+_ABBREVIATION_AFTER_RE = re.compile(rf"\s\((?:{'|'.join(sorted(_ABBREVIATIONS, key=len, reverse=True))})\)")
 _LAYER_AFTER_RE = re.compile(
     rf"(?:\s{_LAYER}|\s\({_LAYER}\))(?![\w/-])(?!\s(?:pyramidal|neurons?|cells?|interneurons?))"
 )
@@ -191,6 +202,11 @@ _OF_HEADS = frozenset(
 _NAMED_BY_ABBREVIATION_RE = re.compile(r"(?i:region|nucleus)\s(?P<name>[A-Z][A-Za-z]+\d?|[A-Z]\d)")
 
 
+_GIVEN_NAME_BEFORE_RE = re.compile(r"(?<![.!?:]\s)\b[A-Z][a-zà-ÿ]+\s$")
+_RESEARCH_ASSISTANT_RE = re.compile(r"\s(?:at|for|with|from|here)\b|\s?[,)]")
+_ROLE_BEFORE_RE = re.compile(r"(?:,\s?|\(\s?|\bi'?m\s(?:an?\s|the\s)?|\b(?:as|our|my)\s(?:an?\s)?)$", re.IGNORECASE)
+
+
 def area_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     east_asian = _EAST_ASIAN_AREA_RE.finditer(text) if _KANA_OR_HAN_RE.search(text) else ()
@@ -201,6 +217,15 @@ def area_spans(text: str) -> list[tuple[int, int]]:
             continue  # "retinal ganglion cells" ("nucleus" and "body" alone are never areas, above)
         if any(m.start() < e and s < m.end() for s, e in spans):
             continue
+        given = _GIVEN_NAME_BEFORE_RE.search(text[max(0, m.start() - 30) : m.start()])
+        if given and re.fullmatch(r"[A-Z][a-z]+", m.group()):
+            continue  # "my labmate Jordi Pons": a family name, not the pons
+        if (
+            m.group() == "RA"
+            and _RESEARCH_ASSISTANT_RE.match(text, m.end())
+            and _ROLE_BEFORE_RE.search(text[: m.start()])
+        ):
+            continue  # "I'm Nadia Rahman, RA at the University of Toronto": a research assistant
         spans.append((m.start(), m.end()))
     return sorted(spans)
 

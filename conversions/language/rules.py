@@ -3240,7 +3240,9 @@ _LOCATION_BEFORE_RE = re.compile(
     r"(?:was|were|is|are|)\s*(?:all\s+)?(?:in|at|from|into)?\s*(?:the\s+)?",
     _I,
 )
-_LOCATION_AFTER_RE = re.compile(r",\s*(?:if|in\s+case|just|btw|fyi|as\s+far|i\s+think)\b.*$", _I)
+_LOCATION_AFTER_RE = re.compile(
+    r",\s*(?:if|in\s+case|just|btw|fyi|as\s+far|i\s+think|i\s+forgot|forgot|sorry|i\s+believe|i\s+guess)\b.*$", _I
+)
 
 
 # A lab is named after a person or a name of its own, not "our lab", "a rat lab", "just our group".

@@ -814,6 +814,24 @@ LOCATIONS: list[Row] = [
     ("2P imaging, visual cortex L2/3, awake mice", ASKED_FIRST, {"location": "visual cortex L2/3"}),
     ("juxtacellular recordings in L5 of rat M1", ASKED_FIRST, {"location": "L5 of M1"}),
     ("patch clamp of layer 6 corticothalamic neurons in auditory cortex", ASKED_FIRST, {"location": "auditory cortex"}),
+    ("ECoG over visual and parietal cortex in marmosets", ASKED_FIRST, {"location": "visual and parietal cortex"}),
+    (
+        "units in the lateral intraparietal area (LIP) of a macaque",
+        ASKED_FIRST,
+        {"location": "lateral intraparietal area (LIP)"},
+    ),
+    (
+        "patch-clamp dallo strato 2/3 della corteccia visiva",
+        ASKED_FIRST,
+        {"location": "strato 2/3 della corteccia visiva"},
+    ),
+    ("registros no hipocampo e córtex entorrinal", ASKED_FIRST, {"location": "hipocampo e córtex entorrinal"}),
+    ("I'm Omar Haddad, RA at Columbia. EEG in adults.", ASKED_FIRST, {}),
+    (
+        "My labmate Carla Pons did the surgery; I recorded in dorsal striatum.",
+        ASKED_FIRST,
+        {"location": "dorsal striatum"},
+    ),
     ("the electrodes were in the left subthalamic nucleus", ("location",), {"location": "left subthalamic nucleus"}),
     ("rats foraging in an open field", ASKED_FIRST, {}),
     (

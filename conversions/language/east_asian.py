@@ -150,6 +150,7 @@ _ROMANISED_NAME_RE = re.compile(
 SEX = (
     rf"(?<![{_KANA}])(?:オス|メス)(?![{_KANA}])"
     rf"|(?:(?<![{_HAN}])|(?<=[歳才岁]))(?:雄性|雌性|男性|女性|雄|雌)(?![{_HAN}])"
+    r"|(?<![\uac00-\ud7af])(?:수컷|암컷|남성|여성)(?![\uac00-\ud7af])"
 )
 # "12週齢", "生後8週" (eight weeks after birth), "8周龄", "3ヶ月", "64歳"; not the day of a date ("3月12日").
 AGE = (

@@ -185,7 +185,18 @@ def read_by_rules(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     if parsed.intents & _NOT_ABOUT_THE_SUBJECT:  # "this keeps failing on the V1 file": no value in passing
         return parsed
     parsed = _with_description(blanked, _with_prose(blanked, parsed, whole=text))
-    return _with_the_sex_of_the_species(_with_age_reference(_with_species(text, _with_location(text, parsed))))
+    parsed = _with_the_sex_of_the_species(_with_age_reference(_with_species(text, _with_location(text, parsed))))
+    return _without_the_strain_elsewhere(parsed)
+
+
+def _without_the_strain_elsewhere(parsed: ParsedMessage) -> ParsedMessage:
+    """A strain read as a strain ("…, 8주령, SD") is not also the experimenter or the institution."""
+    strain = parsed.fields.get("strain")
+    taken = [name for name in ("experimenter", "institution", "lab") if strain and parsed.fields.get(name) == strain]
+    if not taken:
+        return parsed
+    fields = {name: value for name, value in parsed.fields.items() if name not in taken}
+    return replace(parsed, fields=fields, guessed=parsed.guessed - set(taken))
 
 
 def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage:

@@ -145,8 +145,8 @@ def _initials_with_dots(first: str) -> str:
 # The laboratory animals as Japanese and Chinese name them (conversions.language.east_asian finds them
 # inside a run of characters, where no space sets a name off).
 EAST_ASIAN_SPECIES: dict[str, str] = {
-    **dict.fromkeys(["マウス", "小鼠", "小白鼠"], "Mus musculus"),
-    **dict.fromkeys(["ラット", "大鼠"], "Rattus norvegicus"),
+    **dict.fromkeys(["マウス", "小鼠", "小白鼠", "생쥐", "마우스"], "Mus musculus"),
+    **dict.fromkeys(["ラット", "大鼠", "랫드", "랫트", "흰쥐"], "Rattus norvegicus"),
     **dict.fromkeys(["アカゲザル", "恒河猴", "猕猴", "獼猴"], "Macaca mulatta"),
     **dict.fromkeys(["カニクイザル", "食蟹猴"], "Macaca fascicularis"),
     **dict.fromkeys(["ニホンザル"], "Macaca fuscata"),
@@ -239,13 +239,25 @@ _SPECIES_BY_NAME: dict[str, str] = {
     **dict.fromkeys(["ratte", "rata", "ratto", "rato", "ratten", "ratti"], "Rattus norvegicus"),
     # Dutch, Polish, Swedish, Norwegian and Turkish, with the plurals and cases typed after "in", "of".
     **dict.fromkeys(
-        ["muizen", "mysz", "myszy", "myszach", "myszami", "möss", "mössen", "musen", "fareler", "farelerde"],
+        [
+            "muizen",
+            "mysz",
+            "myszy",
+            "myszach",
+            "myszami",
+            "möss",
+            "mössen",
+            "musen",
+            "fareler",
+            "farelerde",
+            "muis",
+        ],
         "Mus musculus",
     ),
     **dict.fromkeys(
         [
             *("szczur", "szczury", "szczurów", "szczurach", "råtta", "råttor", "rotte", "rotter"),
-            *("sıçan", "sıçanlar", "sıçanlarda", "sıçanların"),
+            *("sıçan", "sıçanlar", "sıçanlarda", "sıçanların", "крыса", "крысы", "крыс"),
         ],
         "Rattus norvegicus",
     ),
@@ -605,8 +617,10 @@ def _several_species(cleaned: str, key: str) -> ValueError:
 # An animal's sex in Dutch, Polish, Czech, Turkish, Norwegian, Swedish and Hungarian ("Muis SV-17, vrouwtje"),
 # languages whose words the reader looks for as it does the English ones.
 OTHER_LANGUAGE_SEX: dict[str, str] = {
-    **dict.fromkeys(["mannetje", "samiec", "samec", "erkek", "hann", "hannkjønn", "hím", "hane"], "M"),
-    **dict.fromkeys(["vrouwtje", "samica", "samice", "dişi", "hunn", "hunnkjønn", "nőstény", "kobieta", "hona"], "F"),
+    **dict.fromkeys(["mannetje", "samiec", "samec", "erkek", "hann", "hannkjønn", "hím", "hane", "самец"], "M"),
+    **dict.fromkeys(
+        ["vrouwtje", "samica", "samice", "dişi", "hunn", "hunnkjønn", "nőstény", "kobieta", "hona", "самка"], "F"
+    ),
 }
 _SEX_BY_WORD: dict[str, str] = {
     **OTHER_LANGUAGE_SEX,
@@ -634,6 +648,8 @@ _SEX_BY_WORD: dict[str, str] = {
             "雄",
             "雄性",
             "男性",
+            "수컷",
+            "남성",
         ],
         "M",
     ),
@@ -656,6 +672,8 @@ _SEX_BY_WORD: dict[str, str] = {
             "雌",
             "雌性",
             "女性",
+            "암컷",
+            "여성",
         ],
         "F",
     ),
@@ -677,17 +695,22 @@ def normalize_sex(text: str) -> str:
 
 # The units of an age in Japanese and Chinese ("12週齢", "8周龄", "3ヶ月", "64歳").
 EAST_ASIAN_AGE_UNITS: dict[str, str] = {
-    **dict.fromkeys(["週齢", "週", "週間", "周龄", "周"], "W"),
-    **dict.fromkeys(["ヶ月齢", "ヶ月", "か月", "カ月", "ケ月", "个月", "個月", "月齢", "月龄"], "M"),
-    **dict.fromkeys(["日齢", "日龄", "日", "天"], "D"),
-    **dict.fromkeys(["歳", "才", "岁"], "Y"),
+    **dict.fromkeys(["週齢", "週", "週間", "周龄", "周", "주령", "주"], "W"),
+    **dict.fromkeys(["ヶ月齢", "ヶ月", "か月", "カ月", "ケ月", "个月", "個月", "月齢", "月龄", "개월령", "개월"], "M"),
+    **dict.fromkeys(["日齢", "日龄", "日", "天", "일령"], "D"),
+    **dict.fromkeys(["歳", "才", "岁", "세"], "Y"),
 }
-# The units in Polish, Czech, Turkish and Norwegian ("12 tygodni", "10 haftalık", "36 lat").
+# The units in Polish, Czech, Turkish, Norwegian, Swedish and Russian ("12 tygodni", "10 haftalık", "8 veckor").
 OTHER_LANGUAGE_AGE_UNITS: dict[str, str] = {
-    **dict.fromkeys(["lat", "let", "roků", "yaşında", "yaş", "år"], "Y"),
-    **dict.fromkeys(["miesięcy", "miesiące", "měsíců", "měsíce", "aylık", "ay", "måneder"], "M"),
-    **dict.fromkeys(["tygodni", "tygodnie", "týdnů", "týdny", "haftalık", "hafta", "uker"], "W"),
-    **dict.fromkeys(["dni", "dnů", "günlük", "gün", "dager"], "D"),
+    **dict.fromkeys(["lat", "let", "roků", "yaşında", "yaş", "år", "года", "лет", "год"], "Y"),
+    **dict.fromkeys(
+        ["miesięcy", "miesiące", "měsíců", "měsíce", "aylık", "ay", "måneder", "månader", "месяца", "месяцев", "месяц"],
+        "M",
+    ),
+    **dict.fromkeys(
+        ["tygodni", "tygodnie", "týdnů", "týdny", "haftalık", "hafta", "uker", "veckor", "недель", "недели"], "W"
+    ),
+    **dict.fromkeys(["dni", "dnů", "günlük", "gün", "dager", "dagar", "дней", "дня"], "D"),
 }
 _AGE_UNITS: dict[str, str] = {
     **EAST_ASIAN_AGE_UNITS,

@@ -881,6 +881,23 @@ EAST_ASIAN: list[Row] = [
     ),
     ("실험자: 한지민 / 기관: 고려대학교", ASKED_FIRST, {"experimenter": "한, 지민", "institution": "고려대학교"}),
     (
+        "마우스 JH-2, 수컷, 10주령",
+        ASKED_FIRST,
+        {"subject_id": "JH-2", "species": "Mus musculus", "sex": "M", "age": "P10W"},
+    ),
+    (
+        "랫드 R-9, 암컷, 3개월",
+        ASKED_FIRST,
+        {"subject_id": "R-9", "species": "Rattus norvegicus", "sex": "F", "age": "P3M"},
+    ),
+    ("랫드 R-3, 수컷, SD", ASKED_FIRST, {"subject_id": "R-3", "strain": "SD"}),
+    ("Mus EJ-9, hona, 8 veckor.", ASKED_FIRST, {"subject_id": "EJ-9", "sex": "F", "age": "P8W"}),
+    (
+        "Крыса R-7, самка, 4 месяца.",
+        ASKED_FIRST,
+        {"subject_id": "R-7", "species": "Rattus norvegicus", "sex": "F", "age": "P4M"},
+    ),
+    (
         "実験者：高橋 誠（Takahashi Makoto）、所属：大阪大学、"
         "実験内容：ラット視床からの単一ユニット記録。動物ID：OU-7、メス、9週齢。",
         ASKED_FIRST,

@@ -166,6 +166,41 @@ _EXTRA_PLACES: dict[str, str] = {
     "brasília": "America/Sao_Paulo",
     "brasilia": "America/Sao_Paulo",
     "rio": "America/Sao_Paulo",
+    "hawaii": "Pacific/Honolulu",
+    "mexico city": "America/Mexico_City",
+    "méxico": "America/Mexico_City",
+    "centro de méxico": "America/Mexico_City",
+    # the cities as their own languages write them
+    "bruxelles": "Europe/Brussels",
+    "brussel": "Europe/Brussels",
+    "roma": "Europe/Rome",
+    "milano": "Europe/Rome",
+    "torino": "Europe/Rome",
+    "napoli": "Europe/Rome",
+    "firenze": "Europe/Rome",
+    "köln": "Europe/Berlin",
+    "praha": "Europe/Prague",
+    "warszawa": "Europe/Warsaw",
+    "lisboa": "Europe/Lisbon",
+    "genève": "Europe/Zurich",
+    "sevilla": "Europe/Madrid",
+    "londres": "Europe/London",
+    "tokio": "Asia/Tokyo",
+    "moskva": "Europe/Moscow",
+    "москва": "Europe/Moscow",
+    "kraków": "Europe/Warsaw",
+    "ankara": "Europe/Istanbul",
+    "izmir": "Europe/Istanbul",
+    "türkiye": "Europe/Istanbul",
+    "krakow": "Europe/Warsaw",
+}
+# A zone named in Japanese, Chinese or Korean ("（日本時間）", "北京时间", "한국시간").
+_EAST_ASIAN_ZONES: dict[str, str] = {
+    **dict.fromkeys(["日本時間", "日本时间", "東京時間"], "Asia/Tokyo"),
+    **dict.fromkeys(["北京时间", "北京時間", "中国时间", "中國時間"], "Asia/Shanghai"),
+    **dict.fromkeys(["한국시간", "한국 시간", "서울시간"], "Asia/Seoul"),
+    **dict.fromkeys(["台北時間", "台湾时间", "台灣時間"], "Asia/Taipei"),
+    **dict.fromkeys(["香港時間", "香港时间"], "Asia/Hong_Kong"),
 }
 
 # Abbreviations that name one zone (standard and daylight forms alike: the zone's own offset on the
@@ -263,6 +298,11 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
             re.IGNORECASE,
         ),
         re.compile(rf"(?<![\w/])(?P<name>{places})\s{{1,3}}(?:Zeit|Ortszeit)(?![\w])", re.IGNORECASE),
+        # "İstanbul saati", "hora del centro de México"
+        re.compile(rf"(?<![\w/])(?P<name>{places})\s{{1,3}}(?:saati|saatiyle|saatine|saat)(?![\w])", re.IGNORECASE),
+        re.compile(r"(?<![\w/])hora\s(?:del\s)?(?P<name>centro\sde\smexico|centro)(?![\w/])", re.IGNORECASE),
+        # "（日本時間）", "北京时间", "한국시간"
+        re.compile(rf"(?P<name>{'|'.join(_EAST_ASIAN_ZONES)})"),
         # "at 16:45 on 18 Oct 2024 (Tokyo)": a place in parentheses right after a date or a clock
         re.compile(rf"(?<=\d)(?P<lead>\s?\(\s?)(?P<name>{places})\s?\)", re.IGNORECASE),
         # "local time in Boston", "Boston local time" is above
@@ -276,7 +316,8 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
         ),
         # "14:20 CET", "2pm PST", "(JST)"
         re.compile(
-            rf"(?<=[\d時分])(?P<lead> ?(?:[ap]\.?m\.?)? ?\(? ?)(?P<name>{abbreviations})(?![\w/])\)?", re.IGNORECASE
+            rf"(?<=[\d時分])(?P<lead> ?(?:[ap]\.?m\.?|uhr|h)? ?\(? ?)(?P<name>{abbreviations})(?![\w/])\)?",
+            re.IGNORECASE,
         ),
     )
 
@@ -305,7 +346,9 @@ def zone_mentions(text: str) -> list[ZoneMention]:
 
 
 def _without_accents(text: str) -> str:
-    return "".join(unicodedata.normalize("NFD", ch)[0] for ch in text)
+    """Latin letters without their accents ("São" → "Sao"), every other character as it is (a Hangul
+    syllable decomposes into letters of its own)."""
+    return "".join(unicodedata.normalize("NFD", ch)[0] if ch < "\u0250" else ch for ch in text)
 
 
 def _zone_for(name: str) -> str | bool | None:
@@ -317,6 +360,10 @@ def _zone_for(name: str) -> str | bool | None:
         return None
     if key in _ABBREVIATIONS:
         return _ABBREVIATIONS[key]
+    if name in _EAST_ASIAN_ZONES:
+        return _EAST_ASIAN_ZONES[name]
+    if key == "centro":
+        return "America/Mexico_City"  # "hora del centro": Mexico's central time
     return _places().get(_without_accents(key), False)
 
 

@@ -2025,6 +2025,7 @@ HELD_OUT_E: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
             "sex": "M",
             "age": "P14M",
             "session_start_time": "2024-06-05T10:30:00+02:00",
+            "timezone": "Europe/Berlin",
         },
     ),
     (

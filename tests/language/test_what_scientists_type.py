@@ -688,6 +688,13 @@ SEXES: list[Row] = [
 # --- dates, times and zones in words --------------------------------------------------------------
 
 TIMES: list[Row] = [
+    # Zones named in the users' other languages, and cities as their own languages write them.
+    ("début le 3/4/2024 à 9h15, heure de Bruxelles", NOTHING_ASKED, {"timezone": "Europe/Brussels"}),
+    ("inizio alle 14:00 ora di Roma", NOTHING_ASKED, {"timezone": "Europe/Rome"}),
+    ("kayıt 10:05'te başladı (Ankara saati)", NOTHING_ASKED, {"timezone": "Europe/Istanbul"}),
+    ("记录开始于上午9点（北京时间）", NOTHING_ASKED, {"timezone": "Asia/Shanghai"}),
+    ("오전 10시 (한국시간) 시작", NOTHING_ASKED, {"timezone": "Asia/Seoul"}),
+    ("Beginn 9 Uhr MEZ", NOTHING_ASKED, {"timezone": "Europe/Berlin"}),
     (
         "Session began 2024-08-05 at 16:10, Bogotá time.",
         NOTHING_ASKED,

@@ -222,7 +222,14 @@ def use_models(folder: Path) -> None:
 
 
 def available() -> bool:
-    return all((_models / f"{name}.crfsuite").exists() for name in SPAN_FIELDS.values())
+    return _models_in(_models)
+
+
+@cache
+def _models_in(folder: Path) -> bool:
+    """Whether `folder` holds every field's model (looked at once per folder: the models ship with the
+    code and a session never changes them)."""
+    return all((folder / f"{name}.crfsuite").exists() for name in SPAN_FIELDS.values())
 
 
 @dataclass(frozen=True)

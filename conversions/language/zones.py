@@ -297,9 +297,11 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
             rf"(?P<name>{places})(?![\w/])",
             re.IGNORECASE,
         ),
-        re.compile(rf"(?<![\w/])(?P<name>{places})\s{{1,3}}(?:Zeit|Ortszeit)(?![\w])", re.IGNORECASE),
-        # "İstanbul saati", "hora del centro de México"
-        re.compile(rf"(?<![\w/])(?P<name>{places})\s{{1,3}}(?:saati|saatiyle|saatine|saat)(?![\w])", re.IGNORECASE),
+        # "Berliner Zeit", "İstanbul saati"
+        re.compile(
+            rf"(?<![\w/])(?P<name>{places})\s{{1,3}}(?:Zeit|Ortszeit|saati|saatiyle|saatine)(?![\w])", re.IGNORECASE
+        ),
+        # "hora del centro de México"
         re.compile(r"(?<![\w/])hora\s(?:del\s)?(?P<name>centro\sde\smexico|centro)(?![\w/])", re.IGNORECASE),
         # "（日本時間）", "北京时间", "한국시간"
         re.compile(rf"(?P<name>{'|'.join(_EAST_ASIAN_ZONES)})"),
@@ -322,11 +324,30 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
     )
 
 
+# A word each pattern above needs, in the order of the patterns (none: it is cheap, or it needs a digit).
+_NEEDED_WORDS: tuple[tuple[str, ...], ...] = (
+    ("zone", "tz"),
+    ("/",),
+    ("time",),
+    ("hora", "heure", "ora", "fuso"),
+    ("zeit", "saat"),
+    ("hora",),
+    (),
+    ("(",),
+    ("local",),
+    (),
+    (),
+)
+
+
 def zone_mentions(text: str) -> list[ZoneMention]:
     """The zones `text` names, in order, without overlaps."""
     found: list[ZoneMention] = []
     plain = _without_accents(text)  # "São Paulo time" as "Sao Paulo time", every character in its place
-    for pattern in _patterns():
+    lowered = plain.lower()
+    for pattern, needs in zip(_patterns(), _NEEDED_WORDS, strict=True):
+        if needs and not any(word in lowered for word in needs):
+            continue  # the pattern's own word is not in the message: scanning for the places is no use
         for m in pattern.finditer(plain):
             start = m.start()
             if "lead" in pattern.groupindex:  # "2pm PST", "9am (JST)": the clock stays the date's
@@ -348,6 +369,8 @@ def zone_mentions(text: str) -> list[ZoneMention]:
 def _without_accents(text: str) -> str:
     """Latin letters without their accents ("São" → "Sao"), every other character as it is (a Hangul
     syllable decomposes into letters of its own)."""
+    if text.isascii():
+        return text
     return "".join(unicodedata.normalize("NFD", ch)[0] if ch < "\u0250" else ch for ch in text)
 
 

@@ -58,18 +58,25 @@ def _in_numbers(sentence: str) -> str:
     """Dates and times written in words or in CJK characters, as numbers the readers know: "noon" → "12:00",
     "9 o'clock" → "9:00", "half past two in the afternoon" → "2:30 pm", "2024年2月8日 午前10時" → "2024-02-08 10:00 am",
     "15h" → "15:00"."""
-    sentence = _CJK_DATE_RE.sub(lambda m: f"{m[1]}-{int(m[2]):02d}-{int(m[3]):02d}", sentence)
-    sentence = _CJK_TIME_RE.sub(
-        lambda m: f"{m[2]}:{m[3] or '00'}{' am' if m[1] == '午前' else ' pm' if m[1] else ''}", sentence
+    # (a space before: "开始时间是2024年5月20日" has a word character right before the date)
+    sentence = _CJK_DATE_RE.sub(
+        lambda m: (
+            f"{' ' if m.start() and m.string[m.start() - 1].isalnum() else ''}{m[1]}-{int(m[2]):02d}-{int(m[3]):02d} "
+        ),
+        sentence,
     )
+    sentence = _CJK_TIME_RE.sub(_cjk_clock, sentence)
     sentence = _NOON_RE.sub(lambda m: "12:00" if m[0].lower() == "noon" else "00:00", sentence)
     sentence = _OCLOCK_RE.sub(lambda m: f"{m[1]}:00", sentence)
     sentence = _HALF_PAST_RE.sub(_half_past, sentence)
     return _BARE_HOUR_RE.sub(lambda m: f"{m[1]}:00", sentence)
 
 
-_CJK_DATE_RE = re.compile(r"(\d{4})\s?年\s?(\d{1,2})\s?月\s?(\d{1,2})\s?日")
-_CJK_TIME_RE = re.compile(r"(午前|午後)?\s?(\d{1,2})\s?時(?:\s?(\d{2})\s?分)?")
+_CJK_DATE_RE = re.compile(r"(\d{4})\s?[年년]\s?(\d{1,2})\s?[月월]\s?(\d{1,2})\s?[日일]")
+# "午後3時半", "上午9点", "오후 2시 30분": the half of the day, the hour, its minutes (半 is half past).
+_CJK_TIME_RE = re.compile(
+    r"(午前|午後|上午|下午|오전|오후)?\s?(\d{1,2})\s?[時时点點시](?:\s?(\d{1,2})\s?[分분]|\s?(半))?"
+)
 _NOON_RE = re.compile(r"(?<![\w-])(?:noon|midnight)(?![\w-])", _I)
 _OCLOCK_RE = re.compile(r"(?<![\w:.])(\d{1,2})\s?o'?\s?clock\b", _I)
 _HOURS = {
@@ -78,22 +85,37 @@ _HOURS = {
         ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"], start=1
     )
 }
+# "half past two", "quarter to ten", "ten past three", "twenty to four", "25 past 9", and the British and
+# Irish "half nine" (half past nine); maybe with the part of the day after it.
 _HALF_PAST_RE = re.compile(
-    r"\b(half|quarter)\s+(past|to)\s+(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-    r"(?:\s+in\s+the\s+(morning|afternoon|evening))?",
+    r"\b(half|quarter|five|ten|twenty|twenty[\s-]five|\d{1,2})(?:\s+minutes)?\s+(past|to|after|)\s*"
+    r"(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)(?!\s*(?:minutes|hours|days|weeks|[:.]\d))"
+    r"(?:\s+(?:o'?clock\s+)?in\s+the\s+(morning|afternoon|evening))?(?=\W|$)",
     _I,
 )
+_MINUTES = {"half": 30, "quarter": 15, "five": 5, "ten": 10, "twenty": 20, "twenty five": 25, "twenty-five": 25}
 # "às 15h", "um 14 Uhr": an hour alone with its sign.
 _BARE_HOUR_RE = re.compile(
     r"(?<![\w:.])((?:à|às|as|um|at|a\s+las|alle|ore|ab|from)\s+\d{1,2})\s?(?:h|uhr)(?![\w:.])", _I
 )
 
 
+def _cjk_clock(m: re.Match[str]) -> str:
+    minute = "30" if m[4] else f"{int(m[3]):02d}" if m[3] else "00"
+    half = " am" if m[1] in ("午前", "上午", "오전") else " pm" if m[1] else ""
+    return f"{m[2]}:{minute}{half}"
+
+
 def _half_past(m: re.Match[str]) -> str:
+    said = " ".join(m[1].lower().replace("-", " ").split())
+    if not m[2] and said != "half":
+        return m[0]  # only "half nine" leaves out the "past"
     hour = int(m[3]) if m[3].isdigit() else _HOURS[m[3].lower()]
-    minute = 30 if m[1].lower() == "half" else 15
+    minute = int(said) if said.isdigit() else _MINUTES[said]
+    if hour > 12 or minute > 59:
+        return m[0]
     if m[2].lower() == "to":
-        hour, minute = hour - 1, 60 - minute
+        hour, minute = (hour - 1) or 12, 60 - minute
     half = {"morning": " am", "afternoon": " pm", "evening": " pm"}.get((m[4] or "").lower(), "")
     return f"{hour}:{minute:02d}{half}"
 

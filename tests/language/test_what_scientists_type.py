@@ -688,6 +688,37 @@ SEXES: list[Row] = [
 # --- dates, times and zones in words --------------------------------------------------------------
 
 TIMES: list[Row] = [
+    # Clock times in words, and in Japanese, Chinese and Korean.
+    (
+        "recorded 5 March 2024 at twenty past ten in the morning",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-03-05T10:20:00+00:00"},
+    ),
+    (
+        "we started at half seven on 2 June 2024, Dublin time",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-06-02T07:30:00+01:00", "timezone": "Europe/Dublin"},
+    ),
+    (
+        "session began at five to four in the afternoon, 9 Oct 2024",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-10-09T15:55:00+00:00"},
+    ),
+    (
+        "記録開始：2024年7月1日午後2時半（日本時間）",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-07-01T14:30:00+09:00", "timezone": "Asia/Tokyo"},
+    ),
+    (
+        "记录开始于2024年4月2日下午3点15分（北京时间）",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-04-02T15:15:00+08:00", "timezone": "Asia/Shanghai"},
+    ),
+    (
+        "2024년 5월 7일 오전 9시 30분 (한국시간) 시작",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-05-07T09:30:00+09:00", "timezone": "Asia/Seoul"},
+    ),
     # Zones named in the users' other languages, and cities as their own languages write them.
     ("début le 3/4/2024 à 9h15, heure de Bruxelles", NOTHING_ASKED, {"timezone": "Europe/Brussels"}),
     ("inizio alle 14:00 ora di Roma", NOTHING_ASKED, {"timezone": "Europe/Rome"}),

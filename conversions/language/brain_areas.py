@@ -202,6 +202,7 @@ _OF_HEADS = frozenset(
 _NAMED_BY_ABBREVIATION_RE = re.compile(r"(?i:region|nucleus)\s(?P<name>[A-Z][A-Za-z]+\d?|[A-Z]\d)")
 
 
+_CAPITALISED_WORD_RE = re.compile(r"[A-Z][a-z]+")
 _GIVEN_NAME_BEFORE_RE = re.compile(r"(?<![.!?:]\s)\b[A-Z][a-zà-ÿ]+\s$")
 _RESEARCH_ASSISTANT_RE = re.compile(r"\s(?:at|for|with|from|here)\b|\s?[,)]")
 _ROLE_BEFORE_RE = re.compile(r"(?:,\s?|\(\s?|\bi'?m\s(?:an?\s|the\s)?|\b(?:as|our|my)\s(?:an?\s)?)$", re.IGNORECASE)
@@ -217,8 +218,9 @@ def area_spans(text: str) -> list[tuple[int, int]]:
             continue  # "retinal ganglion cells" ("nucleus" and "body" alone are never areas, above)
         if any(m.start() < e and s < m.end() for s, e in spans):
             continue
-        given = _GIVEN_NAME_BEFORE_RE.search(text[max(0, m.start() - 30) : m.start()])
-        if given and re.fullmatch(r"[A-Z][a-z]+", m.group()):
+        if _CAPITALISED_WORD_RE.fullmatch(m.group()) and _GIVEN_NAME_BEFORE_RE.search(
+            text, max(0, m.start() - 30), m.start()
+        ):
             continue  # "my labmate Jordi Pons": a family name, not the pons
         if (
             m.group() == "RA"

@@ -121,6 +121,7 @@ LABELS: dict[str, str] = {
     **dict.fromkeys(["キーワード", "关键词", "關鍵詞"], "keywords"),
 }
 _LABEL_WORDS = "|".join(sorted(LABELS, key=len, reverse=True))
+_EXPERIMENTER_LABELS = tuple(label for label, name in LABELS.items() if name == "experimenter")
 # "所属は名古屋大学", "单位是中山大学": the topic particle or copula after a label introduces its value;
 # but "实验是我自己做的" ("the experiment I did myself") says who, and gives no description.
 _LABEL_TOPIC_RE = re.compile(
@@ -191,7 +192,7 @@ _ROMANISATION_RE = re.compile(r"[（(](?P<latin>[A-Z][a-z'’-]+(?:\s[A-Z][a-z'�
 
 
 def _self_introduced(text: str) -> str:
-    if any(label in text for label, name in LABELS.items() if name == "experimenter"):
+    if any(label in text for label in _EXPERIMENTER_LABELS):
         return text
     for pattern in _SELF_INTRODUCTIONS:
         m = pattern.search(text)

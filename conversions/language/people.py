@@ -245,7 +245,7 @@ _BY_PRONOUN_RE = re.compile(
     r"\b(?:recorded|recordings?|done|made|performed|run|carried\s+out)\s+(?:\w+\s+){0,2}?by\s+(?:her|him)\b", _I
 )
 # Words that begin the names of organisations, in the users' languages.
-ORGANISATION_WORDS = _ORGANISATION_WORDS = (
+ORGANISATION_WORDS = (
     "universi",
     "üniversite",
     "uniwersyt",
@@ -559,7 +559,7 @@ def _name_word(word: str, is_word: Callable[[str], bool]) -> bool:
     if not bare or not bare[0].isupper():
         return False
     lowered = bare.lower()
-    if any(part.startswith(_ORGANISATION_WORDS) for part in lowered.split("-")):  # "Humboldt-Universität"
+    if any(part.startswith(ORGANISATION_WORDS) for part in lowered.split("-")):  # "Humboldt-Universität"
         return False  # "Universitätsklinikum Freiburg", "National Institutes for …"
     if lowered.endswith(("'s", "’s")) or lowered in _NOT_NAME_WORDS or lowered in _TITLES or is_word(lowered):
         return False
@@ -582,7 +582,7 @@ def _stands_alone(
     before = text[max(0, tokens[j][0] - 12) : tokens[j][0]].lower()
     if re.search(r"(?:of|the|für|de|del|di|for)\s+$", before):
         return False  # "University of Kwame …", "the Max Planck …", "Institute for Biological Intelligence"
-    if j > 0 and _joined(text, tokens, j - 1) and tokens[j - 1][2].lower().startswith(_ORGANISATION_WORDS):
+    if j > 0 and _joined(text, tokens, j - 1) and tokens[j - 1][2].lower().startswith(ORGANISATION_WORDS):
         return False  # "Scuola Normale Superiore": the words after an organisation's first word
     if is_place(" ".join(t[2] for t in tokens[j:k])):
         return False  # "New Delhi", "Buenos Aires"

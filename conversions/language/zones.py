@@ -279,65 +279,72 @@ def _places() -> dict[str, str]:
 
 
 @cache
-def _patterns() -> tuple[re.Pattern[str], ...]:
+def _patterns() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
+    """Each pattern with the words one of which it needs in the message (none: it is cheap, or it
+    needs a digit); a message without them is not scanned for the hundreds of place names."""
     places = "|".join(re.escape(p) for p in sorted(_places(), key=len, reverse=True))
     abbreviations = "|".join(sorted({*_ABBREVIATIONS, *AMBIGUOUS_ABBREVIATIONS}, key=len, reverse=True))
     iana = r"[A-Za-z]+(?:/[A-Za-z_+\-]+){1,2}"
     label = r"(?:time ?zone|tz|zone)(?:\s{1,3}is\s{1,3}|\s{0,3}[:=]\s{0,3}|\s{1,3}of\s{1,3}|\s{1,3})"
     return (
         # "timezone: Europe/Paris", "time zone Berlin", "tz = PST"
-        re.compile(rf"(?<![\w/]){label}(?P<name>{iana}|{places}|{abbreviations})(?![\w/])", re.IGNORECASE),
+        (
+            re.compile(rf"(?<![\w/]){label}(?P<name>{iana}|{places}|{abbreviations})(?![\w/])", re.IGNORECASE),
+            ("zone", "tz"),
+        ),
         # "Europe/Paris" anywhere
-        re.compile(rf"(?<![\w/])(?P<name>{iana})(?![\w/])"),
+        (re.compile(rf"(?<![\w/])(?P<name>{iana})(?![\w/])"), ("/",)),
         # "Tokyo time", "Oslo local time", "Central European Summer Time"
-        re.compile(rf"(?<![\w/])(?P<name>{places})\s{{1,3}}{_TIME_WORD}(?![\w])", re.IGNORECASE),
+        (re.compile(rf"(?<![\w/])(?P<name>{places})\s{{1,3}}{_TIME_WORD}(?![\w])", re.IGNORECASE), ("time",)),
         # "hora de Buenos Aires", "heure de Paris", "horário de São Paulo", "ora di Roma", "Berliner Zeit"
-        re.compile(
-            rf"(?<![\w/])(?:hora|horario|heure|ora|fuso\s+orario\s+di)\s{{1,3}}(?:de|di|d')\s?(?:la\s{{1,3}}|l')?"
-            rf"(?P<name>{places})(?![\w/])",
-            re.IGNORECASE,
+        (
+            re.compile(
+                rf"(?<![\w/])(?:hora|horario|heure|ora|fuso\s+orario\s+di)\s{{1,3}}(?:de|di|d')\s?(?:la\s{{1,3}}|l')?"
+                rf"(?P<name>{places})(?![\w/])",
+                re.IGNORECASE,
+            ),
+            ("hora", "heure", "ora", "fuso"),
         ),
         # "Berliner Zeit", "İstanbul saati"
-        re.compile(
-            rf"(?<![\w/])(?P<name>{places})\s{{1,3}}(?:Zeit|Ortszeit|saati|saatiyle|saatine)(?![\w])", re.IGNORECASE
+        (
+            re.compile(
+                rf"(?<![\w/])(?P<name>{places})\s{{1,3}}(?:Zeit|Ortszeit|saati|saatiyle|saatine)(?![\w])", re.IGNORECASE
+            ),
+            ("zeit", "saat"),
         ),
         # "hora del centro de México"
-        re.compile(r"(?<![\w/])hora\s(?:del\s)?(?P<name>centro\sde\smexico|centro)(?![\w/])", re.IGNORECASE),
+        (
+            re.compile(r"(?<![\w/])hora\s(?:del\s)?(?P<name>centro\sde\smexico|centro)(?![\w/])", re.IGNORECASE),
+            ("hora",),
+        ),
         # "（日本時間）", "北京时间", "한국시간"
-        re.compile(rf"(?P<name>{'|'.join(_EAST_ASIAN_ZONES)})"),
+        (re.compile(rf"(?P<name>{'|'.join(_EAST_ASIAN_ZONES)})"), ()),
         # "at 16:45 on 18 Oct 2024 (Tokyo)": a place in parentheses right after a date or a clock
-        re.compile(rf"(?<=\d)(?P<lead>\s?\(\s?)(?P<name>{places})\s?\)", re.IGNORECASE),
+        (re.compile(rf"(?<=\d)(?P<lead>\s?\(\s?)(?P<name>{places})\s?\)", re.IGNORECASE), ("(",)),
         # "local time in Boston", "Boston local time" is above
-        re.compile(
-            rf"(?<![\w/])local\s{{1,3}}time\s{{1,3}}(?:in|at)\s{{1,3}}(?P<name>{places})(?![\w/])", re.IGNORECASE
+        (
+            re.compile(
+                rf"(?<![\w/])local\s{{1,3}}time\s{{1,3}}(?:in|at)\s{{1,3}}(?P<name>{places})(?![\w/])", re.IGNORECASE
+            ),
+            ("local",),
         ),
         # "14:00 Uhr, Berlin", "7:45 pm, São Paulo", "at 13:10, we're in Sydney": a place right after a clock
-        re.compile(
-            rf"(?<=\d)(?P<lead>\s?(?:[ap]\.?m\.?|uhr|h)?\s?,?\s?(?:we'?re\s|we\sare\s)?(?:in\s)?)(?P<name>{places})(?![\w/])",
-            re.IGNORECASE,
+        (
+            re.compile(
+                rf"(?<=\d)(?P<lead>\s?(?:[ap]\.?m\.?|uhr|h)?\s?,?\s?(?:we'?re\s|we\sare\s)?(?:in\s)?)(?P<name>{places})(?![\w/])",
+                re.IGNORECASE,
+            ),
+            (),
         ),
         # "14:20 CET", "2pm PST", "(JST)"
-        re.compile(
-            rf"(?<=[\d時分])(?P<lead> ?(?:[ap]\.?m\.?|uhr|h)? ?\(? ?)(?P<name>{abbreviations})(?![\w/])\)?",
-            re.IGNORECASE,
+        (
+            re.compile(
+                rf"(?<=[\d時分])(?P<lead> ?(?:[ap]\.?m\.?|uhr|h)? ?\(? ?)(?P<name>{abbreviations})(?![\w/])\)?",
+                re.IGNORECASE,
+            ),
+            (),
         ),
     )
-
-
-# A word each pattern above needs, in the order of the patterns (none: it is cheap, or it needs a digit).
-_NEEDED_WORDS: tuple[tuple[str, ...], ...] = (
-    ("zone", "tz"),
-    ("/",),
-    ("time",),
-    ("hora", "heure", "ora", "fuso"),
-    ("zeit", "saat"),
-    ("hora",),
-    (),
-    ("(",),
-    ("local",),
-    (),
-    (),
-)
 
 
 def zone_mentions(text: str) -> list[ZoneMention]:
@@ -345,7 +352,7 @@ def zone_mentions(text: str) -> list[ZoneMention]:
     found: list[ZoneMention] = []
     plain = _without_accents(text)  # "São Paulo time" as "Sao Paulo time", every character in its place
     lowered = plain.lower()
-    for pattern, needs in zip(_patterns(), _NEEDED_WORDS, strict=True):
+    for pattern, needs in _patterns():
         if needs and not any(word in lowered for word in needs):
             continue  # the pattern's own word is not in the message: scanning for the places is no use
         for m in pattern.finditer(plain):

@@ -2502,7 +2502,15 @@ def _names_a_method(value: str) -> bool:
     return bool(words & _METHOD_WORDS)
 
 
+# "field" in the lab's sense: an arena, a neuron's, a bird's brain area, a potential.
+_FIELD_OF_RESEARCH_RE = re.compile(
+    r"\b(?:open|receptive|visual|place|grid)[\s-]fields?\b|\bfields?\s+(?:L\b|potentials?\b|recordings?\b|e?[ei]psps?\b)",
+    _I,
+)
+
+
 def _about_the_conversation(value: str) -> bool:
+    value = _FIELD_OF_RESEARCH_RE.sub(" ", value)
     words = {w.lower() for w in _WORD_RE.findall(value)}
     return bool(words & _CONVERSATION_WORDS) or bool(_SAID_RE.search(value))
 
@@ -3081,6 +3089,7 @@ _FIRST_PERSON_START_RE = re.compile(
     r"(?:did|do|does|make|made|performed|perform|ran|run|carried\s+out|conduct(?:ed)?|use|used|measured|measure"
     r"|studied|study)\s+"
     r"|^[^:]{0,50}\b(?:myself|me|recordings?|this\s+one|session)\b[^:]{0,10}:\s*"
+    r"|^(?:[^:]{0,50}\s)?(?:recorded|did|ran|performed)(?:\s+(?:it|them|together|both|jointly))?\s*:\s*"
     r"|^(?:it'?s|this\s+is|these\s+are)\s+(?=\S+\s+\S+)"
     r"|^(?:i|we)\s+(?=(?:record|recorded|image|imaged)\b)"  # "We record place cells …" → "record place cells …"
     r"|^(?:the\s+)?(?:experiment|experience|study|project)\s+(?:is|was|consists\s+(?:in|of))\s+(?:about\s+)?"
@@ -3110,13 +3119,17 @@ def _continued_description(text: str, description: str) -> str:
     if start < 0:
         return description
     end = start + len(description)
-    while (m := _PART_BEFORE_RE.search(text, 0, start)) and (
+    earliest = start
+    while (m := _PART_BEFORE_RE.search(text, 0, earliest)) and (
         _continues_description(_without_first_person(m.group("part")), before=True)
         or _names_the_animals(m.group("part"))
     ):
-        if not _names_a_method(m.group("part")) and not _names_a_method(text[start:end]):
-            break
-        start = m.start("part")  # "We record place cells in rats on a rotating arena, tetrodes in CA1"
+        earliest = m.start("part")
+    if earliest < start and _names_a_method(text[earliest:end]):
+        # "We record place cells in rats on a rotating arena, tetrodes in CA1"; "tetrodes, CA1, sleep replay"
+        start = earliest
+    if (m := _ANIMALS_BEFORE_DASH_RE.search(text, 0, start)) and _names_the_animals(m.group("part")):
+        start = m.start("part")  # "Zebrafish larvae PTZ seizures — local field potential in optic tectum"
     while (m := _NEXT_PART_RE.match(text, end)) and _continues_description(m.group("part")):
         end = m.end()
     return text[start:end]
@@ -3130,8 +3143,14 @@ _WE_DO_RE = re.compile(
     _I,
 )
 _NUMBER_RE = re.compile(r"(?<![\w/-])\d+(?:[.,]\d+)?(?![\w/])")
-_PART_BEFORE_RE = re.compile(r"(?:^|[.!?;:\n]\s*|,\s*)(?P<part>[^,.;:!?\n]+?),\s*$")
-_NEXT_PART_RE = re.compile(r",\s*(?P<part>[^,.;!?\n]+?)(?=\s*(?:[,;!?\n]|\.(?:\s|$)|$))")
+# Comma parts, within what a separator (" | ", " / ", " // ") leaves of a form-like line.
+_PART_BEFORE_RE = re.compile(r"(?:^|[.!?;:\n|]\s*|\s//?\s+|,\s*)(?P<part>[^,.;:!?\n|]+?),\s*$")
+_NEXT_PART_RE = re.compile(r",\s*(?P<part>[^,.;!?\n|]+?)(?=\s*(?:[,;!?\n|]|//?\s|\.(?:\s|$)|$))")
+_ANIMALS_BEFORE_DASH_RE = re.compile(r"(?:^|[.!?]\s+|\n)(?P<part>[^.!?\n,;:—–]+?)\s[—–]\s*$")
+# A count of what was recorded with ("64 ch", "16-channel", "4 shanks"), which a description may hold.
+_COUNT_OF_PARTS_RE = re.compile(
+    r"(?<![\w/-])\d+\s?-?\s?(?:ch|chan|channels?|electrodes?|contacts?|shanks?|sites?|tetrodes?|probes?|k?hz)\b", _I
+)
 _NOT_A_CONTINUATION_START = _vocabulary(
     """i, we, she, he, it, they, this, that, these, those, so, but, and, please, sorry, thanks, thank, btw, also,
     hey, hi, hello, its, it's, im, i'm, dear, hola, ciao, bonjour, hallo,
@@ -3155,9 +3174,17 @@ def _names_the_animals(part: str) -> bool:
 def _continues_description(part: str, *, before: bool = False) -> bool:
     """Whether a comma part goes on describing ("looking at mossy fiber LTP", "fear recall", "cochlear
     nucleus bushy cells") rather than starting the subject, a person, a place or a remark."""
-    outside = re.sub(r"\([^()]*\)", " ", part)
+    outside = _COUNT_OF_PARTS_RE.sub(" ", re.sub(r"\([^()]*\)", " ", part))
     words = _WORD_RE.findall(outside)
     lowered = [w.lower() for w in words]
+    if not words and outside != part and not _NUMBER_RE.search(outside):
+        return True  # "scalp EEG, 64 ch, auditory oddball"
+    if (
+        len(words) == 1
+        and not _NUMBER_RE.search(outside)
+        and (lowered[0] in _METHOD_WORDS or lowered[0] in _BRAIN_AREAS)
+    ):
+        return True  # "tetrodes, CA1, sleep replay", "GCaMP photometry, BLA, cue-reward task"
     if not 2 <= len(words) <= 16 or _NUMBER_RE.search(outside) or lowered[0] in _NOT_A_CONTINUATION_START:
         return False
     if lowered[0] in _SPECIES_WORDS and (len(words) < 3 or prose.sex(outside)):
@@ -3176,6 +3203,8 @@ def _continues_description(part: str, *, before: bool = False) -> bool:
         any(w in _DESCRIPTION_WORDS or w in _METHOD_WORDS or w in _BRAIN_AREAS for w in lowered)
         or any(w.endswith("ing") and len(w) > 5 for w in lowered)
         or all(w.islower() for w in words)
+        # "LTP after theta burst", "LTP induction"; not "instituion NIMHANS"
+        or ((len(words) > 2 or words[-1].islower()) and all(w.islower() or (w.isupper() and len(w) > 1) for w in words))
     )
 
 

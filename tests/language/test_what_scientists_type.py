@@ -388,6 +388,43 @@ DESCRIPTIONS: list[Row] = [
         NOTHING_ASKED,
         {"experiment_description": "2p in mouse PFC during social play"},
     ),
+    # Terse descriptions of comma parts: a method or an area alone, a channel count, an acronym, a form's
+    # separators around them, an "open field" that is an arena.
+    (
+        "Lena Vogt | Uni Bonn | silicon probes in rat OFC, open field exploration | rat LV-3, F, 3 mo",
+        ASKED_FIRST,
+        {"experiment_description": "silicon probes in rat OFC, open field exploration"},
+    ),
+    (
+        "Tariq Aziz. KCL. ECoG, 32 ch, visual oddball in epilepsy patients",
+        ASKED_FIRST,
+        {"experiment_description": "ECoG, 32 ch, visual oddball in epilepsy patients"},
+    ),
+    (
+        "photometry, NAc, sucrose seeking. Rat R-8, M, 9 weeks",
+        ASKED_FIRST,
+        {"experiment_description": "photometry, NAc, sucrose seeking"},
+    ),
+    (
+        "field EPSPs in CA1 of rat slices, LTD after low-frequency stimulation. Maya Cohen, Technion",
+        ASKED_FIRST,
+        {"experiment_description": "field EPSPs in CA1 of rat slices, LTD after low-frequency stimulation"},
+    ),
+    (
+        "Ferrets — LFP in A1 during vocalization playback. Ferret F-2, female",
+        ASKED_FIRST,
+        {"experiment_description": "Ferrets — LFP in A1 during vocalization playback"},
+    ),
+    (
+        "We were joined by Omar Ali; I recorded together: tetrodes in MEC of rats, theta sequences",
+        NOTHING_ASKED,
+        {"experiment_description": "tetrodes in MEC of rats, theta sequences"},
+    ),
+    (
+        "exp: Ines Roth, instituion NIMH, EEG in rats during sleep",
+        ASKED_FIRST,
+        {"experiment_description": "EEG in rats during sleep"},
+    ),
 ]
 
 # --- subjects: dates of birth, ages of people, strains and crosses --------------------------------------

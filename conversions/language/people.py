@@ -60,6 +60,7 @@ _SELF_BEFORE_RE = re.compile(
     rf"|my\s+name\s+is|my\s+name'?s|name'?s|names?\s*[:=]|me|myself|soy|je\s+suis|ich\s+bin|sono|me\s+llamo|mi\s+chiamo"
     rf"|je\s+m'appelle|m'appelle|ich\s+heiße|ich\s+heisse|sou(?:\s+[ao])?|me\s+chamo|mi\s+nombre\s+es"
     rf"|we\s+are|we'?re|me\s*=|soy\s+(?:la|el)|aqui\s+é(?:\s+[oa])?|aquí\s+(?:es|está)|ici"
+    rf"|(?:bonjour|salut|coucou)[\s,!]*c['’]est"
     rf"|(?:(?:und|y|e|et|og|en|och|és)\s+)(?:ich|yo|moi|io|eu|jeg|ik|jag|én)\s*[(,]"  # "… und ich (Felix Roth)"
     rf"|sono\s+(?:il|la)\s+(?:dott\.?(?:ssa)?|dr\.?|prof\.?(?:essor(?:e|essa)?)?))"
     rf"(?:\s+(?:[A-Z][\w-]+\s){{1,2}}?[A-Z][\w-]*['’]s)?"  # "I'm Rohan Bhatt's grad student Emma Lindholm"
@@ -93,8 +94,9 @@ _LEAD_AFTER_RE = re.compile(
     _I,
 )
 _NOT_RECORDER_AFTER_RE = re.compile(
-    r"^\s*(?:\([^()]*\)\s*)?(?:is|was)\s*n[o']t\s+(?:the\s+|an?\s+)?(?:experimenter|one\s+who\s+recorded)"
-    r"|^\s*(?:\([^()]*\)\s*)?(?:did|does)\s*n[o']t\s+record"
+    r"^\s*(?:\([^()]*\)\s*)?,?\s*(?:(?:who|but\s+(?:she|he|they))\s+)?(?:is|was)\s*n[o']t\s+(?:the\s+|an?\s+)?"
+    r"(?:experimenter|one\s+who\s+recorded)"
+    r"|^\s*(?:\([^()]*\)\s*)?,?\s*(?:(?:who|but\s+(?:she|he|they))\s+)?(?:(?:did|does)\s*n[o']t|never)\s+record"
     r"|^\s*\(\s*not\s+(?:an?\s+|the\s+)?(?:experimenter|recorder|one\s+who)",
     _I,
 )
@@ -153,6 +155,7 @@ _WITH_ME_AFTER_RE = re.compile(
 )
 _RECORDER_AFTER_RE = re.compile(
     rf"^\s*\)?\s*(?:\([^()]*\)\s*)?,?\s*(?:(?:who|she|he|they|both|together|also|all|was\s+the\s+one\s+who"
+    rf"|the\s+one\s+who|the\s+ones\s+who"
     rf"|is\s+the\s+one\s+who|(?:she|he)'?s\s+the\s+one\s+who|were\s+the\s+ones\s+who)\s+)*"
     rf"(?:recorded|records|record\b|took\s+over|{_DID}\s+(?:\w+\s+){{0,3}}?{_OBJECT}|did(?=\s*(?:[.!;]|$)))"
     rf"|^\s*\((?![^()]*\b(?:not|never|no)\b|[^()]*n't\b)\s*(?:\w+\s+){{0,2}}?"
@@ -169,10 +172,12 @@ _RECORDER_AFTER_RE = re.compile(
 _RECORDER_BEFORE_RE = re.compile(
     rf"(?:(?:recorded|recordings?|experiments?|sessions?|data|done|performed|made|carried\s+out|conducted"
     rf"|collected|acquired|run|ran)\s+(?:\w+\s+){{0,2}}?by\s+(?:(?:me|myself)\s*(?:,|and|&|\+|\(|together\s+with)\s*)?"
-    rf"(?:(?:two|three|four|both|these|those)\s+[\w-]+\s*:\s*)?"
-    rf"|(?:recordings?|recorded\s+by|{_EXPERIMENTER}|recorders?|recorded|exp|expt|who)\.?\)?\s*[:=]\s*"
+    rf"(?:(?:two|three|four|both|these|those)\s+[\w-]+\s*:\s*|(?:two|three|four|both|all)\s+of\s+(?:us|them)\s*[,:]\s*)?"
+    rf"|(?:recordings?|recorded\s+by|{_EXPERIMENTER}|recorders?|recorded|exp|expt|who)\.?\)?"
+    rf"(?:\s*(?:\+|&|and|/)\s*[\w-]+)?\s*[:=]\s*"
     rf"(?:(?:me|myself)\s*\(\s*)?"
     rf"|(?:record\w*|ran|did|performed|made|conducted)\b[^.;!?]{{0,60}}?\bwith\s+(?:(?:the\s+)?help\s+(?:from|of)\s+)?"
+    rf"|(?:enregistr\w*|registr\w*|grab[eé]\w*|grav\w*|aufgenommen|abgeleitet)\b[^.;!?]{{0,60}}?\b(?:avec|con|com|mit)\s+"
     rf"|(?<![\w'])with\s+(?=(?:my|our)\s+)"
     rf"|(?:{_EXPERIMENTER}|recorders?)\s+(?:is|was|are|were|should\s+be)\s+"
     rf"|(?:person|one|people)\s+who\s+(?:\w+\s+)?(?:recorded|{_DID}\s+(?:\w+\s+){{0,3}}?{_OBJECT})(?:\s+it)?"
@@ -192,9 +197,9 @@ _RECORDER_BEFORE_RE = re.compile(
     rf"|(?:aufgenommen|gemessen|abgeleitet|durchgeführt|gemacht|aufnahmen|feit[oa]s?|realizad[oa]s?|hech[oa]s"
     rf"|eseguit[eia]|fatt[eia]|réalisée?s?|realisee?s?|faite?s?|enregistrée?s?|grabad[oa]s?|gravad[oa]s?|registrad[oa]s?)"
     rf"\s+(?:von|por|pela|pelo|par|da|dal|dalla|dallo)\s+"
-    rf"(?:(?:mim|mí|me|moi|mir)\s*,?\s*(?:e|y|et|und)\s+(?:pela|pelo|por|dalla|dal|dallo|par|von)?\s*)?"
+    rf"(?:(?:mim|mí|me|moi|mir)\s*,?\s*(?:e|y|et|und)\s+(?:pela|pelo|por|dalla|dal|dallo|da|par|von)?\s*)?"
     rf"(?:(?:le|la|el|o|a|dott\.?(?:ssa)?|dr\.?|dra\.?|prof\.?)\s+)?"
-    rf")(?:(?:our|my|his|her|the|a)\s+(?:[\w-]+[\s,]+){{0,3}}?)?[,:]?\s*(?:{_ROLE_WORDS}\s+)?$",
+    rf")(?:(?:our|my|his|her|the|a)\s+(?:[\w-]+[\s,]+){{0,3}}?)?[,:]?\s*(?:{_ROLE_WORDS}s?\s+){{0,2}}$",
     _I,
 )
 # "recorded", "did the recordings", "ran these sessions": what a subject did when it recorded.
@@ -212,7 +217,9 @@ _WRITER_RECORDED_RE = re.compile(
     rf"|(?:^|[.!?]\s+)(?:recorded|recording\s+done)\s+(?:together\s+)?with\b|\bi\s+recorded\s+(?:it\s+|this\s+)?with\b"
     rf"|(?:^|[.!?]\s+)(?:did|ran|performed|made)\s+(?:the\s+|these\s+|this\s+|all\s+(?:the\s+)?)?"
     rf"(?:recordings?|sessions?|experiments?|imaging|it)\s+(?:together\s+)?with\b"
-    rf"|\b(?:both|we)\s+recorded\b|\bboth\s+of\s+us\b",
+    rf"|\b(?:both|we)\s+recorded\b|\bboth\s+of\s+us\b"
+    rf"|(?<![\w'])(?:j['’]ai\s+enregistr|ho\s+registrat|registr[eé]\b|grab[eé]\b|eu\s+registrei|registrei\b"
+    rf"|ich\s+habe\s+(?:\w+\s+){{0,5}}?(?:aufgenommen|abgeleitet|gemessen)|rejestrował[ae]m)",
     _I,
 )
 # "we did EEG recordings in rats": the writer among others, unless the message names who ran the session.
@@ -230,6 +237,10 @@ _WRITER_DID_NOT_RE = re.compile(
     r"(?<![\w'])i\s+(?:did\s*n[o']t|didn'?t|never|was\s*n[o']t|wasn'?t|am\s+not|honestly\s+didn'?t)\b"
     r"|(?<![\w'])i'?m\s+not\s+(?:an?\s+|the\s+)?(?:experimenter|one\s+who)|\bnot\s+(?:by\s+)?me\b|\bwasn'?t\s+at\s+the\s+rig",
     _I,
+)
+# "I'm just the PI", "I am only the supervisor": the writer leads and did not record.
+_WRITER_ONLY_LEADS_RE = re.compile(
+    rf"(?<![\w'])(?:i'?m|i’m|i\s+am)\s+(?:just|only|merely|simply)\s+(?:the|their|his|her)\s+{_LEAD}\b", _I
 )
 # "on behalf of Ahmed Haddad", "for my rotation student Keiko Yamamoto": the one the writer uploads for.
 _FOR_BEFORE_RE = re.compile(
@@ -362,6 +373,10 @@ def team(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], b
         return None
     _read_roles(text, names)
     did_not = bool(_WRITER_DID_NOT_RE.search(text))
+    if _WRITER_ONLY_LEADS_RE.search(text):
+        for n in names:
+            if "self" in n.roles:
+                n.roles.add("lead")  # "This is Dr. Ifeoma Okafor … I'm just the PI"
     if did_not:
         for n in names:
             if "self" in n.roles and "recorder" not in n.roles:

@@ -156,6 +156,12 @@ class ParsedMessage:
     choices: dict[str, tuple[str, ...]] = dataclass_field(default_factory=dict, compare=False)
 
 
+# A run of spaces longer than a table's column gap says nothing more, and a 50 kB run of them made patterns
+# with two spacing parts ("half past three", "X at Y") try every split of it: runs are kept to four spaces.
+_SPACE_RUN_RE = re.compile(r" {5,}")
+_SPACES_KEPT = " " * 4
+
+
 def read_by_rules(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage:
     """What the rules alone read in one message; `asking_for` lists the fields the portal's last
     question asked for.
@@ -165,7 +171,7 @@ def read_by_rules(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     so every other value keeps its place) and added to what the reader finds; after it, the brain
     area and the species named in passing fill those fields when nothing else did.
     """
-    text = east_asian.spaced(text)
+    text = _SPACE_RUN_RE.sub(_SPACES_KEPT, east_asian.spaced(text))
     asked = tuple(dict.fromkeys(name for name in asking_for if name in FIELDS))
     zones = zone_mentions(text)
     subjects = [
@@ -184,7 +190,8 @@ def read_by_rules(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     parsed = _tidied(parsed, text)
     if parsed.intents & _NOT_ABOUT_THE_SUBJECT:  # "this keeps failing on the V1 file": no value in passing
         return parsed
-    parsed = _with_description(blanked, _with_prose(blanked, parsed, whole=text))
+    parsed = _with_prose(blanked, parsed, whole=text)
+    parsed = _with_description(blanked, parsed, whole=text, subjects=[(m.start, m.end) for m in subjects])
     parsed = _with_the_sex_of_the_species(_with_age_reference(_with_species(text, _with_location(text, parsed))))
     return _without_the_strain_elsewhere(parsed)
 
@@ -212,7 +219,7 @@ def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     The tagger never changes a value the rules read from a label or a cue, nor an answer to the
     question asked, nor a correction.
     """
-    text = east_asian.spaced(text)
+    text = _SPACE_RUN_RE.sub(_SPACES_KEPT, east_asian.spaced(text))
     parsed = read_by_rules(text, asking_for=asking_for)
     if parsed.intents & _NOT_ABOUT_THE_SUBJECT or not tagger.available():
         return parsed
@@ -2671,7 +2678,7 @@ _DEPARTMENT_AT_END_RE = re.compile(
 # What a sentence in the users' languages leaves in front of an institution's name ("na UNICAMP",
 # "all'Istituto …"); in lower case only, so "Del Monte Institute" keeps "Del".
 _LEADING_ARTICLE_RE = re.compile(
-    r"^(?i:(?:it'?s|it\s+is|this\s+is|that'?s)\s+(?:the\s+)?)"
+    r"^(?i:(?:it'?s|it\s+is|this\s+is|that'?s|institution['’]?s)\s+(?:the\s+)?)"
     r"|^(?:(?:do|da|dos|das|del|della|du|des|de\s+la|dal|dalla|vom|von\s+der|am|an\s+der|na|no|nos|nas|em|en"
     r"|en\s+el|en\s+la|au|à|presso|desde|desde\s+el|desde\s+la|bei|bei\s+der|im|in\s+der)\s+"
     r"|(?:dell|all|nell|dall|sull)['’]|à\s+l['’]|de\s+l['’]|l['’]|d['’])(?=[A-ZÀ-Þ])"
@@ -2696,10 +2703,22 @@ _UNIT_WORD_RE = re.compile(
 
 # A university written with one of its schools, faculties or departments: the university.
 _SCHOOL_OF_A_UNIVERSITY_RES = (
-    re.compile(
-        r"(?P<university>.*?\bUniversity(?:\sof\s[A-Z][\w'-]+(?:\s[A-Z][\w'-]+)?)?)"
-        r"\s(?:(?:Graduate\s)?(?:School|College|Faculty)\sof\s.+|Medical\sSchool)"
+    re.compile(  # "Northwestern University Feinberg School of Medicine", "KAIST Dept. of Bio and Brain Engineering"
+        r"(?P<university>.*?\bUniversity(?:\sof\s[A-Z][\w'-]+(?:\s[A-Z][\w'-]+)?)?|[A-Z]{2,6})"
+        r"\s(?:[A-Z][\w'-]+\s){0,2}(?:(?:Graduate\s)?(?:School|College|Faculty|Dept\.?|Department)\s(?:of|for)\s.+"
+        r"|Medical\sSchool)"
     ),
+    # An institute of a university, in the users' languages: "Donders Instituut van de Radboud Universiteit",
+    # "Instituto do Cérebro da Universidade Federal do Rio Grande do Norte", "Instituto de Neurobiología de
+    # la UNAM", "McGovern Institute at MIT"
+    re.compile(
+        r"(?:[Tt]he\s)?(?:[A-Z][\w'-]+\s){0,3}(?:Institut|Instituut|Instituto|Istituto|Institute|Center|Centre|Centro)\b.*?"
+        r"\s(?:der|van\sde|da|de\sla|del|della|dell['’]|of\sthe|at(?:\sthe)?)\s?"
+        r"(?P<university>(?:[A-Z][\w'-]+\s){0,3}(?:Universit|Universidad|Universidade|Universiteit)[^,]*|[A-Z]{2,6})"
+        r"(?:,\s*[^,]*)?"
+    ),
+    # "UCL's Sainsbury Wellcome Centre": the university that holds it
+    re.compile(r"(?:[a-z]+\s+)*(?P<university>[A-Z]{2,6}|[^,']*\bUniversity\b[^,']*)['’]s\s.+"),
     re.compile(
         r"(?:Institut|Klinik|Abteilung|Lehrstuhl|Department)\s(?:für|of)\s.+?\s(?:der|at\sthe)\s(?P<university>.*Universit.*)"
     ),
@@ -2802,6 +2821,9 @@ def _tidy_institution(value: str) -> str:
     )
     if comma and city and _is_organisation(head) and not _STATE_UNIVERSITY_RE.search(head.strip()):
         value = head  # "Donders Institute, Nijmegen", "Hacettepe University, Ankara"
+        place = _PLACE_AFTER_RE.search(value)
+        if place and is_place(place["place"]) and _is_organisation(value[: place.start()]):
+            value = value[: place.start()]  # "Champalimaud Foundation in Lisbon, Portugal"
     words = value.split()
     # "SISSA Trieste", but not "University College London" or "University of California, Berkeley"
     if len(words) > 1 and is_place(words[-1]) and not _is_known_institution(value) and not words[-2].endswith(","):
@@ -2988,6 +3010,8 @@ def _takes_over(current: str | None, guessed: bool, recorders: str, crew: people
         return True  # "PI: Dr. Anita Verma (not an experimenter) / Recordings: …"; "…, KEMRI Wellcome Trust …"
     if all(any(_words_of(person) <= _words_of(full) for full in after) for person in before):
         return True  # "Mark" of "I'm Mark, Mark Sullivan", "Menon" of "Nikhil Rao, Shreya Menon"
+    if crew.said and before & others:
+        return True  # "PI is Dr. Morales but she didn't record - the recordings were by A and B"
     return before <= others or not before & named
 
 
@@ -3045,7 +3069,9 @@ _CONNECTOR_AT_END_RE = re.compile(
 )
 
 
-def _with_description(text: str, parsed: ParsedMessage) -> ParsedMessage:
+def _with_description(
+    text: str, parsed: ParsedMessage, *, whole: str | None = None, subjects: Sequence[tuple[int, int]] = ()
+) -> ParsedMessage:
     """The experiment's description as the sentence gives it: with the comma parts that go on
     describing ("Whole-cell recordings in brainstem slices, cochlear nucleus bushy cells"), without
     the writer's "I did" or "We do" in front, and, when the chunks found none, the clause after
@@ -3071,11 +3097,67 @@ def _with_description(text: str, parsed: ParsedMessage) -> ParsedMessage:
         fields["experiment_description"] = found  # "sleep researcher at King's College London" names no method
     else:
         fields["experiment_description"] = _without_first_person(_continued_description(text, current))
+    if whole is not None and subjects and (found := fields.get("experiment_description")):
+        fields["experiment_description"] = _over_the_subject(text, whole, found, subjects)
     if fields == parsed.fields:
         return parsed
     return replace(
         parsed, fields=fields, guessed=frozenset(guessed), intents=parsed.intents | {Intent.PROVIDE_METADATA}
     )
+
+
+# Where the subject was taken out of a sentence ("… of a female minipig (ID GM-2, 8 months old) during
+# treadmill walking" is read as "… of a female ⎵⎵⎵⎵, 8 months old) during treadmill walking").
+_BLANK_RUN_RE = re.compile(r" {3,}")
+_REST_OF_PARENTHESIS_RE = re.compile(r"[^()\n.;!?]*\)")
+_GOES_ON_AFTER_SUBJECT_RE = re.compile(
+    r"[\s,]*(?P<rest>(?:during|while|with|doing|performing|in\s+response|under|after|before|across)\b[^.;!?\n]*)"
+)
+_ABOUT_THE_ANIMAL_RE = re.compile(
+    r"\b(?:\d+[\s-]?(?:years?|yrs?|months?|weeks?|days?)[\s-]old|\d+\s?y/?o|(?:fe)?male)\s+(?=[^\W\d_])", _I
+)
+
+
+def _over_the_subject(blanked: str, whole: str, description: str, subjects: Sequence[tuple[int, int]]) -> str:
+    """A description read up to a subject taken out of its sentence goes on after it, with the animal
+    but without its id, age and sex: "ECoG over the motor cortex of a female" + "minipig (ID GM-2,
+    8 months old) during treadmill walking" → "ECoG over the motor cortex of a minipig during treadmill
+    walking"."""
+    start = blanked.find(description)
+    if start < 0:
+        return description
+    end = start + len(description)
+
+    def subject_at(run: re.Match[str]) -> bool:
+        return any(a < run.end() and run.start() < b for a, b in subjects)
+
+    def goes_on_after(run: re.Match[str]) -> re.Match[str] | None:
+        after = run.end()
+        if closing := _REST_OF_PARENTHESIS_RE.match(blanked, after):
+            after = closing.end()  # "(ID GM-2, 8 months old)": the rest of the subject's parenthesis
+        return _GOES_ON_AFTER_SUBJECT_RE.match(blanked, after)
+
+    for run in _BLANK_RUN_RE.finditer(blanked, start, end):
+        if subject_at(run) and not goes_on_after(run):
+            end = run.start()  # "fiber photometry DLS during habit training ⎵⎵⎵ F 10wk": the subject ends it
+            break
+    gap = _BLANK_RUN_RE.match(blanked, end + 1 if blanked[end : end + 1] == " " else end)
+    if gap and subject_at(gap) and (rest := goes_on_after(gap)):
+        end = rest.end()
+    elif not any(subject_at(run) for run in _BLANK_RUN_RE.finditer(blanked, start, end)):
+        return description
+    taken = [any(a <= k < b for a, b in subjects) for k in range(start, end)]  # the subject's characters
+    value = whole[start:end]
+    for m in reversed(list(re.finditer(r"\s*\([^()]*\)", value))):
+        if any(taken[m.start() : m.end()]):
+            value, taken = value[: m.start()] + value[m.end() :], taken[: m.start()] + taken[m.end() :]
+    kept = "".join(
+        " " if taken[k] and (ch.isdigit() or ch in "()#,") else ch for k, ch in enumerate(value)
+    )  # the animal's name stays, its id goes
+    kept = re.sub(r"\b(?:ID|id|no|nr|code)\b\s*(?=\s|$)", " ", kept)
+    kept = re.sub(r"(?<=\s)[A-Za-z]{1,3}-(?=\s|$)", " ", kept)  # "GM-" of a blanked "GM-2"
+    kept = _ABOUT_THE_ANIMAL_RE.sub("", kept)
+    return " ".join(kept.split()).strip(" ,;(")
 
 
 # What a guessed description never starts with: an age, the sex, a pronoun for the animal, a laugh.

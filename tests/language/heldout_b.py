@@ -110,7 +110,7 @@ HELD_OUT_B: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
         ASKED_FIRST,
         {
             "experimenter": "Lima, Rafael",
-            "institution": "Instituto do Cérebro da UFRN",
+            "institution": "UFRN",
             "experiment_description": "LFP in the olfactory bulb of anesthetized rats with odor stimulation",
             "location": "olfactory bulb",
             "subject_id": "23",

@@ -2147,7 +2147,7 @@ HELD_OUT_J: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
         ASKED_FIRST,
         {
             "experimenter": "Abramowitz, Rachel; Siddiqui, Omar",
-            "institution": "NYU Grossman School of Medicine",
+            "institution": "NYU",
             "experiment_description": "ECoG over left inferior frontal gyrus during sentence production",
             "location": "left inferior frontal gyrus",
             "species": "Homo sapiens",

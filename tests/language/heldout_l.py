@@ -734,7 +734,7 @@ HELD_OUT_L: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
         ASKED_FIRST,
         {
             "lab": "Rubin lab",
-            "institution": "NYU Grossman School of Medicine",
+            "institution": "NYU",
             "experimenter": "Eze, Adaeze",
             "experiment_description": "4-shank silicon probe recordings of sharp-wave ripples in dorsal CA1 of head-fixed mice on a treadmill, before and after learning",
             "location": "dorsal CA1",

@@ -333,6 +333,53 @@ PEOPLE: list[Row] = [
         ASKED_FIRST,
         {"experimenter": "Said, Omar; Aziz, Lina"},
     ),
+    # A PI who did not record, said after the name or by the writer; a role word before the recorders.
+    (
+        "Recorded by Ilse Brandt. PI: Dr. Tomas Weber, who did not record. Leipzig University.",
+        ASKED_FIRST,
+        {"experimenter": "Brandt, Ilse"},
+    ),
+    (
+        "This is Prof. Rania Saleh, Cairo University. Recordings were made by my student Omar Fathy; I'm only the PI.",
+        ASKED_FIRST,
+        {"experimenter": "Fathy, Omar"},
+    ),
+    (
+        "PI = Dr. Ana Ruiz. Recording + sorting = Pau Vidal. Place = IDIBAPS.",
+        ASKED_FIRST,
+        {"experimenter": "Vidal, Pau"},
+    ),
+    (
+        "Prof. Kemal Aksoy is the PI but he didn't record - the recordings were by Elif Sahin and Deniz Yilmaz.",
+        ASKED_FIRST,
+        {"experimenter": "Sahin, Elif; Yilmaz, Deniz"},
+    ),
+    (
+        "Dr. Yara Haddad is my supervisor - I'm Rami Khoury, the one who recorded.",
+        ASKED_FIRST,
+        {"experimenter": "Khoury, Rami"},
+    ),
+    (
+        "The sessions were run by research assistants Mia Lang and Jonas Brock.",
+        ASKED_FIRST,
+        {"experimenter": "Lang, Mia; Brock, Jonas"},
+    ),
+    (
+        "it was recorded by both of us, Sara Lind and Erik Holm, at Lund University",
+        ASKED_FIRST,
+        {"experimenter": "Lind, Sara; Holm, Erik"},
+    ),
+    # The writer beside another recorder, in other languages.
+    (
+        "Bonjour, c'est Manon Leroy, Université de Lille. J'ai enregistré avec Hugo Petit des potentiels de champ.",
+        ASKED_FIRST,
+        {"experimenter": "Leroy, Manon; Petit, Hugo"},
+    ),
+    (
+        "Sono Giulia Moretti. Registrazioni di patch clamp in fettine di ippocampo, fatte da me e da Marco Riva.",
+        ASKED_FIRST,
+        {"experimenter": "Moretti, Giulia; Riva, Marco"},
+    ),
     # Capitalised words that are not people: a strain, a place, an institution's first words.
     ("We used Long Evans rats at the Max Planck Institute", NOTHING_ASKED, {"strain": "Long Evans"}),
     ("Obafemi Awolowo University, Ile-Ife", ("institution",), {"institution": "Obafemi Awolowo University"}),
@@ -420,6 +467,17 @@ DESCRIPTIONS: list[Row] = [
         NOTHING_ASKED,
         {"experiment_description": "tetrodes in MEC of rats, theta sequences"},
     ),
+    # A subject named inside the description: the description goes on after it, keeping the animal.
+    (
+        "LFP over the olfactory bulb of a male ferret (ID F-7, 5 months old) during odor sampling.",
+        ASKED_FIRST,
+        {"experiment_description": "LFP over the olfactory bulb of a ferret during odor sampling"},
+    ),
+    (
+        "Whole-cell recordings from granule cells in slices of a 3-week-old female rat (rat GR-2). Slice 1.",
+        ASKED_FIRST,
+        {"experiment_description": "Whole-cell recordings from granule cells in slices of a rat"},
+    ),
     (
         "exp: Ines Roth, instituion NIMH, EEG in rats during sleep",
         ASKED_FIRST,
@@ -471,6 +529,31 @@ INSTITUTIONS: list[Row] = [
         {"institution": "Universität Tübingen"},
     ),
     ("Aaron Cole, Duke University School of Medicine.", ASKED_FIRST, {"institution": "Duke University"}),
+    # An institute of a university, in several languages; a university's institute after its possessive.
+    (
+        "Ik ben Bram Smit van het Hersencentrum van de Universiteit Utrecht.",
+        ASKED_FIRST,
+        {"institution": "Universiteit Utrecht"},
+    ),
+    (
+        "Sou a Ana Lopes, do Instituto de Biofísica da Universidade Federal do Rio de Janeiro.",
+        ASKED_FIRST,
+        {"institution": "Universidade Federal do Rio de Janeiro"},
+    ),
+    ("Greetings from the Picower Institute at MIT, Cambridge MA.", ASKED_FIRST, {"institution": "MIT"}),
+    ("Lena Park, at UCSF's Weill Institute for Neurosciences.", ASKED_FIRST, {"institution": "UCSF"}),
+    ("Kai Wu, Emory University Rollins School of Public Health", ASKED_FIRST, {"institution": "Emory University"}),
+    ("Jun Seo, KAIST Dept. of Brain and Cognitive Sciences, Daejeon", ASKED_FIRST, {"institution": "KAIST"}),
+    (
+        "We're based at the Champalimaud Foundation in Lisbon, Portugal.",
+        ASKED_FIRST,
+        {"institution": "Champalimaud Foundation"},
+    ),
+    (
+        "Institution's the University of Leicester, School of Psychology.",
+        ASKED_FIRST,
+        {"institution": "University of Leicester"},
+    ),
     ("Mert Öz, Ege Üniversitesi Tıp Fakültesi, İzmir.", ASKED_FIRST, {"institution": "Ege Üniversitesi"}),
     ("所属：大阪大学大学院生命機能研究科", ASKED_FIRST, {"institution": "大阪大学"}),
     (

@@ -60,7 +60,8 @@ _SELF_BEFORE_RE = re.compile(
     rf"|my\s+name\s+is|my\s+name'?s|name'?s|names?\s*[:=]|me|myself|soy|je\s+suis|ich\s+bin|sono|me\s+llamo|mi\s+chiamo"
     rf"|je\s+m'appelle|m'appelle|ich\s+heiße|ich\s+heisse|sou(?:\s+[ao])?|me\s+chamo|mi\s+nombre\s+es"
     rf"|we\s+are|we'?re|me\s*=|soy\s+(?:la|el)|aqui\s+é(?:\s+[oa])?|aquí\s+(?:es|está)|ici"
-    rf"|(?:bonjour|salut|coucou)[\s,!]*c['’]est"
+    rf"|(?:bonjour|salut|coucou)[\s,!]*c['’]est|jag\s+heter|ik\s+ben|ik\s+heet|nazywam\s+się|меня\s+зовут"
+    rf"|jmenuji\s+se|mitt\s+namn\s+är|mein\s+name\s+ist|mi\s+nombre\s+es|o\s+meu\s+nome\s+é"
     rf"|(?:(?:und|y|e|et|og|en|och|és)\s+)(?:ich|yo|moi|io|eu|jeg|ik|jag|én)\s*[(,]"  # "… und ich (Felix Roth)"
     rf"|sono\s+(?:il|la)\s+(?:dott\.?(?:ssa)?|dr\.?|prof\.?(?:essor(?:e|essa)?)?))"
     rf"(?:\s+(?:[A-Z][\w-]+\s){{1,2}}?[A-Z][\w-]*['’]s)?"  # "I'm Rohan Bhatt's grad student Emma Lindholm"
@@ -173,7 +174,8 @@ _RECORDER_BEFORE_RE = re.compile(
     rf"(?:(?:recorded|recordings?|experiments?|sessions?|data|done|performed|made|carried\s+out|conducted"
     rf"|collected|acquired|run|ran)\s+(?:\w+\s+){{0,2}}?by\s+(?:(?:me|myself)\s*(?:,|and|&|\+|\(|together\s+with)\s*)?"
     rf"(?:(?:two|three|four|both|these|those)\s+[\w-]+\s*:\s*|(?:two|three|four|both|all)\s+of\s+(?:us|them)\s*[,:]\s*)?"
-    rf"|(?:recordings?|recorded\s+by|{_EXPERIMENTER}|recorders?|recorded|exp|expt|who)\.?\)?"
+    rf"|(?:recordings?|recorded\s+by|{_EXPERIMENTER}|recorders?|recorded|exp|expt|who|registros|registrazioni"
+    rf"|enregistrements|gravações|aufnahmen|opnames|metingen|rejestracje|inspelningar)\.?\)?"
     rf"(?:\s*(?:\+|&|and|/)\s*[\w-]+)?\s*[:=]\s*"
     rf"(?:(?:me|myself)\s*\(\s*)?"
     rf"|(?:record\w*|ran|did|performed|made|conducted)\b[^.;!?]{{0,60}}?\bwith\s+(?:(?:the\s+)?help\s+(?:from|of)\s+)?"
@@ -219,7 +221,9 @@ _WRITER_RECORDED_RE = re.compile(
     rf"(?:recordings?|sessions?|experiments?|imaging|it)\s+(?:together\s+)?with\b"
     rf"|\b(?:both|we)\s+recorded\b|\bboth\s+of\s+us\b"
     rf"|(?<![\w'])(?:j['’]ai\s+enregistr|ho\s+registrat|registr[eé]\b|grab[eé]\b|eu\s+registrei|registrei\b"
-    rf"|ich\s+habe\s+(?:\w+\s+){{0,5}}?(?:aufgenommen|abgeleitet|gemessen)|rejestrował[ae]m)",
+    rf"|ich\s+habe\s+(?:\w+\s+){{0,5}}?(?:aufgenommen|abgeleitet|gemessen)|rejestrował[ae]m"
+    rf"|ik\s+heb\s+(?:\w+\s+){{0,5}}?(?:gedaan|opgenomen|gemeten)|jag\s+(?:gjorde|spelade\s+in|registrerade)"
+    rf"|(?:регистрацию|запись)\s+проводил[аи]?\s+я|я\s+(?:сам[аи]?\s+)?(?:записывал|регистрировал)|kayıtları\s+ben)",
     _I,
 )
 # "we did EEG recordings in rats": the writer among others, unless the message names who ran the session.
@@ -261,6 +265,9 @@ ORGANISATION_WORDS = (
     "üniversite",
     "uniwersyt",
     "departament",
+    "department",
+    "départ",
+    "dipartiment",
     "facult",
     "fakult",
     "institut",
@@ -528,7 +535,8 @@ def _names(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str],
                 words = part.group().split()
                 if words[0] in ("and",) or any(is_word(w.lower()) or w.lower() in _NOT_NAME_WORDS for w in words):
                     continue
-                if words[-1].endswith(("ing", "ed")) or any(s <= start < e for s, e in taken):
+                doing = any(w.endswith("ing") and len(w) > 5 for w in words)  # "this is taking forever"
+                if doing or words[-1].endswith(("ing", "ed")) or any(s <= start < e for s, e in taken):
                     continue
                 names.append(_Name(start, end, part.group(), False))
     names.sort(key=lambda n: n.start)

@@ -351,6 +351,8 @@ _SELF_NAMED_RES = (
     re.compile(rf"(?<![\w'])(?:I|me|myself)\s?\(\s?(?P<name>{_NAME})\s?[),]"),
     re.compile(rf"(?<![\w'’-])(?P<name>{_NAME})\s?\([^()]{{0,40}}?(?<![\w'])(?:I|i|me)(?![\w'])[^()]{{0,60}}\)"),
     re.compile(rf"(?i:experimenter)\s?\(\s?(?P<name>{_NAME})\s?\)"),
+    # "I did the recordings (Marianne Okoye)"
+    re.compile(rf"(?<![\w'])I\s(?:did|ran|recorded|performed|made)\b[^.;()]{{0,40}}?\(\s?(?P<name>{_NAME})\s?\)"),
 )
 
 

@@ -926,7 +926,8 @@ _NOT_NAMES = frozenset(OTHER_LANGUAGE_SEX) | _vocabulary(
     masculino, feminino, femenino, fêmea, femea, mesu, osu, josei, dansei, mannelijk, vrouwelijk, hermaphrodite,
     hoi, gozaimasu, ohayou, kochira, watashi, konnichiwa, hajimemashite, moin, servus, grüezi,
     rest, later, wrong, form, best, regards, cheers, kind, meeting, running, asap, soon, tomorrow, tonight, busy,
-    quick, quickly, mismo, misma, staff"""
+    quick, quickly, mismo, misma, staff, korrektur, correction, corrección, correção, correzione, correctie,
+    kleine, petite, pequeña, piccola, vrouw, kvinna, kobieta, mężczyzna"""
 )
 # Words left dangling at the end of a value by the next label ("Jane Smith and I work at …").
 _CONNECTORS = _vocabulary("""and, &, plus, also, the, my, our, his, her, their, with, while, i, we, she, he""")
@@ -1049,13 +1050,14 @@ _TOKEN_RE = re.compile(r"[^\s,;]+")
 
 _LABEL_RE = re.compile(
     r"(?<![\w'])(?:(?P<verb>change|set|update|correct|switch|fix|make|modify|edit)\s+)?"
-    r"(?:(?:the|our|his|her|their)\s+)?"  # not "my": "my name is" is a label of its own
+    r"(?:(?:the|our|his|her|their|la|le|die|der|das|el|il|o|a)\s+|l['’])?"  # not "my": "my name is" is a label
     rf"(?P<label>{_phrases(_LABELS)}|[^\W\d_][^\W\d_-]{{3,19}}(?=\s{{0,2}}[:=]))(?:\(s\))?(?![\w'])",
     _I,
 )
 _SEPARATOR_RE = re.compile(
     r"[ \t]*(?:(?P<strict>:|=>?|->|-(?=\s))"
-    r"|(?P<copula>(?:is|was|are|were)(?:\s+actually)?|should\s+(?:be|have\s+been))(?![\w'])"
+    r"|(?P<copula>(?:is|was|are|were)(?:\s+actually)?|should\s+(?:be|have\s+been)"
+    r"|est|ist|war|es|era|è|é|är|var|jest|был[аи]?)(?![\w'])"  # the same in the users' other languages
     r"|(?P<to>to|with|into)(?![\w']))[ \t]*",
     _I,
 )
@@ -1140,7 +1142,7 @@ _DOER_RE = re.compile(
 _BY_RE = re.compile(r"(?<!\s)\s+by\s+", _I)
 # A part that only names what something is not ("a rat, not a mouse").
 _WHEN_RE = re.compile(r"\s+(?:on|at)\s+", _I)
-_NOT_INSIDE_RE = re.compile(r",?\s+(?:not|rather\s+than|instead\s+of)\s+", _I)
+_NOT_INSIDE_RE = re.compile(r",?\s+(?:not|rather\s+than|instead\s+of|pas|nicht|niet|inte|não|non)\s+", _I)
 _NOT_RE = re.compile(r"(?:not|rather\s+than|instead\s+of)(?![\w'])", _I)
 _NEGATIVE_START_RE = re.compile(r"(?:no|nope|nah|wrong|incorrect)(?![\w'])", _I)
 _REPLACE_RE = re.compile(r"(?:change|replace|switch|update|correct)\s+.+?\s+(?:to|with|by)\s+", _I)
@@ -1868,7 +1870,7 @@ def _ends_with_abbreviation(text: str, start: int, dot: int) -> bool:
     words = text[max(start, dot - 12) : dot].split()
     if not words:
         return False
-    word = words[-1].lower()
+    word = words[-1].lower().lstrip("([\"'")  # "(O. vulgaris)"
     return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
 
 
@@ -2044,6 +2046,8 @@ def _accepts(match: _LabelMatch, text: str, start: int, end: int) -> bool:
         return match.separator != "none"
     if match.separator in ("copula", "none") and field in _FREE_TEXT_FIELDS and _judges(text, start, end):
         return False  # "the description is too short", "is the institution right?": a remark, not a value
+    if field == "experimenter" and match.separator in ("copula", "none") and _DOING_RE.match(text, start, end):
+        return False  # "my PI is calling", "this is taking forever": what someone is doing, not who
     pieces = _classify_segment(text, start, end)
     if any(piece.hard and field not in piece.fields for piece in pieces):
         return False  # "subject: rat R7" names a species too: read it as unlabeled data
@@ -2056,6 +2060,7 @@ def _accepts(match: _LabelMatch, text: str, start: int, end: int) -> bool:
     return _fits(field, text[start:end])
 
 
+_DOING_RE = re.compile(r"\s*[a-z]{3,}ing\b")
 # A person introduced with a role that is not recording: "Isabelle Roy, the PI", "Dr. Sam Foster, postdoc,
 # just uploading".
 _LEAD_ROLE_RE = re.compile(

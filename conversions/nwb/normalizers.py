@@ -251,6 +251,8 @@ _SPECIES_BY_NAME: dict[str, str] = {
             "fareler",
             "farelerde",
             "muis",
+            "fare",
+            *("мышь", "мыши", "мышей", "мышах"),
         ],
         "Mus musculus",
     ),
@@ -272,6 +274,7 @@ _SPECIES_BY_NAME: dict[str, str] = {
             "participantes",
             "partecipanti",
             "probanden",
+            *("proefpersoon", "proefpersonen", "deelnemer", "patiënt", "испытуемый", "пациент", "пациентка"),
             "voluntarios",
             "voluntários",
             "volontari",
@@ -345,13 +348,15 @@ _SPECIES_BY_NAME: dict[str, str] = {
     **dict.fromkeys(["egyptian fruit bat"], "Rousettus aegyptiacus"),
     **dict.fromkeys(["big brown bat"], "Eptesicus fuscus"),
     **dict.fromkeys(["tree shrew"], "Tupaia belangeri"),
-    **dict.fromkeys(["sheep", "lamb", "lambs", "ewe", "ewes"], "Ovis aries"),
+    **dict.fromkeys(["sheep", "lamb", "lambs", "ewe", "ewes", "ram", "rams"], "Ovis aries"),
     **dict.fromkeys(["piglet", "piglets", "sow", "sows"], "Sus scrofa"),
     **dict.fromkeys(["cattle", "calf", "calves", "bull calf", "heifer", "heifers"], "Bos taurus"),
     **dict.fromkeys(["frettchen", "furet", "furets"], "Mustela furo"),
     **dict.fromkeys(["xenopus", "african clawed frog"], "Xenopus laevis"),
     **dict.fromkeys(["honeybee", "honey bee"], "Apis mellifera"),
     **dict.fromkeys(["aplysia", "sea hare"], "Aplysia californica"),
+    **dict.fromkeys(["common octopus"], "Octopus vulgaris"),
+    **dict.fromkeys(["california two spot octopus", "two spot octopus"], "Octopus bimaculoides"),
     **dict.fromkeys(["axolotl"], "Ambystoma mexicanum"),
     **dict.fromkeys(["naked mole rat"], "Heterocephalus glaber"),
     **dict.fromkeys(["prairie vole"], "Microtus ochrogaster"),
@@ -479,6 +484,7 @@ class SpeciesMention:
 _PLURALS = {"larvae": "larva", "flies": "fly", "finches": "finch", "mice": "mouse"}
 # Names that mean a person only in the right sentence ("people in my lab").
 _NOT_IN_PROSE = frozenset({"people", "person", "swiss", "fischer", "elegans", "chick", "danio"})
+_LOWERCASE_ONLY = frozenset({"chick"})  # "a 3-day-old chick", not "Chick Webb"
 _PROSE_WORD_RE = re.compile(r"[^\W_][\w.'/-]*")
 
 
@@ -505,10 +511,10 @@ def species_mentions(text: str) -> list[SpeciesMention]:
             if any(covered[index : index + length]):
                 continue
             phrase = " ".join(word for _, _, word in words[index : index + length]).replace("-", " ")
-            name = _species_key(phrase)
+            start, end = words[index][0], words[index + length - 1][1]
+            name = _species_key(phrase) or (phrase if phrase in _LOWERCASE_ONLY and text[start:end].islower() else None)
             if name is None:
                 continue
-            start, end = words[index][0], words[index + length - 1][1]
             found.append(SpeciesMention(start, end, name, _NAMES[name]))
             covered[index : index + length] = [True] * length
     for m in _EAST_ASIAN_SPECIES_RE.finditer(text) if _KANA_OR_HAN_RE.search(text) else ():

@@ -369,6 +369,35 @@ PEOPLE: list[Row] = [
         ASKED_FIRST,
         {"experimenter": "Lind, Sara; Holm, Erik"},
     ),
+    # Introductions and recordings in other languages; their labels and corrections.
+    (
+        "Hej, jag heter Karin Berg, Lunds universitet. Jag gjorde alla registreringar.",
+        ASKED_FIRST,
+        {"experimenter": "Berg, Karin"},
+    ),
+    ("Goedemiddag, ik ben Joris Bakker, Universiteit Gent.", ASKED_FIRST, {"experimenter": "Bakker, Joris"}),
+    ("Меня зовут Ольга Петрова, регистрацию проводила я.", ASKED_FIRST, {"experimenter": "Петрова, Ольга"}),
+    (
+        "Salut, ici Léa Morel du Département de biologie, Université de Nantes.",
+        ASKED_FIRST,
+        {"experimenter": "Morel, Léa"},
+    ),
+    ("I ran the sessions (Tobias Lind).", ASKED_FIRST, {"experimenter": "Lind, Tobias"}),
+    (
+        "Registros: Lucía Vera y Tomás Gil. Universidad de Sevilla.",
+        ASKED_FIRST,
+        {"experimenter": "Vera, Lucía; Gil, Tomás"},
+    ),
+    (
+        "Une correction : l'institution est l'Université de Lyon, pas Sorbonne Université.",
+        NOTHING_ASKED,
+        {"institution": "Université de Lyon"},
+    ),
+    (
+        "Kleine Korrektur: die Institution ist die Universität Mainz.",
+        NOTHING_ASKED,
+        {"institution": "Universität Mainz"},
+    ),
     # The writer beside another recorder, in other languages.
     (
         "Bonjour, c'est Manon Leroy, Université de Lille. J'ai enregistré avec Hugo Petit des potentiels de champ.",
@@ -761,6 +790,12 @@ SUBJECTS: list[Row] = [
 SPECIES: list[Row] = [
     # A genus that is also a common name: the binomial names the species.
     ("Octopus vulgaris, arm nerve cord recordings, ID OV-9", ASKED_FIRST, {"species": "Octopus vulgaris"}),
+    ("octopus OC-3 (O. vulgaris), female", ASKED_FIRST, {"species": "Octopus vulgaris"}),
+    ("the ram was R-9, four years old", ASKED_FIRST, {"species": "Ovis aries"}),
+    ("slices from a 2-day-old chick", ASKED_FIRST, {"species": "Gallus gallus"}),
+    ("Proefpersoon P12, man, 31 jaar.", ASKED_FIRST, {"species": "Homo sapiens"}),
+    ("Fare FK-3, erkek, 9 haftalık", ASKED_FIRST, {"species": "Mus musculus"}),
+    ("Мышь MK-7, самец, 10 недель", ASKED_FIRST, {"species": "Mus musculus"}),
     # The lab animals in the users' languages and plurals; a longer name before the one inside it.
     ("Registrazioni EEG in pazienti con emicrania", ASKED_FIRST, {"species": "Homo sapiens"}),
     ("Imagem de cálcio no hipocampo de ratinhos", ASKED_FIRST, {"species": "Mus musculus"}),
@@ -1102,6 +1137,8 @@ EAST_ASIAN: list[Row] = [
 # --- remarks, complaints and questions are answered, not stored --------------------------------
 
 REMARKS: list[Row] = [
+    ("hold on, my supervisor is calling", NOTHING_ASKED, {}),
+    ("this is taking ages, is the converter stuck?", NOTHING_ASKED, {}),
     ("the description you show is too short", NOTHING_ASKED, {}),
     ("hmm, do I really need the strain for this?", NOTHING_ASKED, {}),
     ("sorry, it's been a very long day in the lab", NOTHING_ASKED, {}),

@@ -131,7 +131,7 @@ _ONLY_RE = re.compile(r"\b(?:only|just|solely)\b|\bn[o']t\s+record|n't\s+record"
 # "Selin Kaya did the surgery", "Mariana only did histology": said right after the name.
 _OTHER_TASK_AFTER_RE = re.compile(
     rf"^\s*(?:\([^()]*\)\s*)?,?\s*(?:who\s+)?(?:only\s+|just\s+)?(?:did|does|do|performed|handled|was\s+responsible\s+for)"
-    rf"\s+(?:(?:the|all\s+the|his|her|their|our)\s+)?(?:[\w-]+\s+)?{_OTHER_TASK}(?:\s+only)?\b"
+    rf"\s+(?:(?:the|all\s+the|his|her|their|our)\s+)?(?:[\w-]+\s+)?{_OTHER_TASK}(?:\s+only)?\b(?!\s+(?:too|as\s+well))"
     rf"(?!\s*(?:and|&|,|\+)\s*(?:the\s+|all\s+the\s+)?(?:record|imaging|sessions|experiments))",
     _I,
 )

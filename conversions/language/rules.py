@@ -2814,7 +2814,7 @@ def _tidy_institution(value: str) -> str:
     lowered = _LOWERCASE_BEFORE_RE.match(value)
     if lowered and lowered.group().split() != ["the"] and _is_named_institution(value[lowered.end() :]):
         value = value[lowered.end() :]
-    value = _CITY_SHORT_FORM_RE.sub("", value)
+    value = _PARENTHESIS_AT_END_RE.sub("", _CITY_SHORT_FORM_RE.sub("", value))  # "… (IIT) a Genova"
     head, comma, last = value.rpartition(",")
     city = is_place(last) or (
         len(last.split()) <= 2
@@ -3332,6 +3332,8 @@ _DESCRIPTION_CLAUSE_RES = (
         r"carried\s+out)?\s*by\s+[^:.;!?\n]{3,80}?:\s*(?P<rest>[^.!?;\n]+)",
         _I,
     ),
+    # A sentence of comma parts that starts with the method: "photometry, NAc, sucrose seeking".
+    re.compile(rf"(?:^|[.!?]\s+|\n\s*)(?P<rest>(?!record)(?:{_METHOD_START})\b[^.!?;:\n,]*,[^.!?;:\n]+)", _I),
 )
 
 
@@ -3363,12 +3365,15 @@ def _description_in_sentences(text: str) -> str | None:
 
 
 _LOCATION_BEFORE_RE = re.compile(
-    r"^(?:the\s+)?(?:recording\s+(?:location|site)|recordings?|location|electrodes?|probes?|it|we\s+recorded)\s+"
+    r"^(?:mostly|mainly|largely|primarily)\s+"  # "mostly dorsal CA1, a few channels ended up in the cortex"
+    r"|^(?:the\s+)?(?:recording\s+(?:location|site)|recordings?|location|electrodes?|probes?|it|we\s+recorded)\s+"
     r"(?:was|were|is|are|)\s*(?:all\s+)?(?:in|at|from|into)?\s*(?:the\s+)?",
     _I,
 )
 _LOCATION_AFTER_RE = re.compile(
-    r",\s*(?:if|in\s+case|just|btw|fyi|as\s+far|i\s+think|i\s+forgot|forgot|sorry|i\s+believe|i\s+guess)\b.*$", _I
+    r",\s*(?:if|in\s+case|just|btw|fyi|as\s+far|i\s+think|i\s+forgot|forgot|sorry|i\s+believe|i\s+guess)\b.*$"
+    r"|,\s*(?:a\s+)?few\s+(?:channels?|contacts?|electrodes?)\b.*$",  # "dorsal CA1, a few channels ended up in …"
+    _I,
 )
 
 

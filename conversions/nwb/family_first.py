@@ -152,6 +152,7 @@ def spanish_family_names(words: list[str]) -> int:
 # Japanese one mostly two. The common two-character ones are listed; a space the writer put ("鈴木 花子")
 # says it outright.
 _HAN_OR_HANGUL_NAME_RE = re.compile(r"[\u3005\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]{2,5}")
+_GIVEN_NAME_RE = re.compile(r"[\u3005\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]{1,4}|[\u3040-\u30ff]{2,6}")  # kana too
 _TWO_CHARACTER_FAMILY_NAMES = _names(
     """欧阳 司马 诸葛 上官 东方 皇甫 令狐 慕容 司徒 夏侯 歐陽 司馬 諸葛 남궁 황보 제갈 선우 독고
     佐藤 鈴木 高橋 田中 伊藤 渡辺 渡邊 山本 中村 小林 加藤 吉田 山田 山口 松本 井上 木村 斎藤 斉藤 清水
@@ -164,12 +165,17 @@ _TWO_CHARACTER_FAMILY_NAMES = _names(
 _THREE_CHARACTER_FAMILY_NAMES = _names("佐々木 長谷川 久保田 五十嵐")
 
 
+def known_family_name(name: str) -> bool:
+    """Whether `name` is a family name of two or three characters the portal knows ("佐藤", "佐々木")."""
+    return name in _TWO_CHARACTER_FAMILY_NAMES or name in _THREE_CHARACTER_FAMILY_NAMES
+
+
 def written_family_given(name: str) -> tuple[str, str] | None:
     """(family, given) of a name written in Han characters or Hangul ("陈晓明" → 陈, 晓明; "佐藤美咲" →
     佐藤, 美咲; "鈴木 花子" → 鈴木, 花子); None for anything else."""
     words = name.split()
-    if len(words) == 2 and all(_HAN_OR_HANGUL_NAME_RE.fullmatch(w) for w in words):
-        return words[0], words[1]
+    if len(words) == 2 and _HAN_OR_HANGUL_NAME_RE.fullmatch(words[0]) and _GIVEN_NAME_RE.fullmatch(words[1]):
+        return words[0], words[1]  # "鈴木 花子", "山本 さくら"
     if (
         len(words) != 1
         or not _HAN_OR_HANGUL_NAME_RE.fullmatch(name)

@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .family_first import family_name_first, spanish_family_names, written_family_given
+from .family_first import family_name_first, known_family_name, spanish_family_names, written_family_given
 from .fields import FIELDS
 
 # --- experimenter --------------------------------------------------------------------------------
@@ -87,6 +87,8 @@ def _split_comma_list(chunk: str) -> list[str]:
         return [chunk.strip()]  # "El Amrani, Fatima Zahra", "van der Berg, Anouk": one person, family name first
     if all(len(_without_titles(part)) >= 2 for part in parts):
         return parts  # every part is a full name
+    if all(written_family_given(part) for part in parts) and not known_family_name(parts[0]):
+        return parts  # "王磊, 李婷", "박지훈, 김민준": each a whole name (one person would be "王, 磊", "佐藤, 美咲")
     if len(parts) % 2 == 0:
         return [f"{parts[i]}, {parts[i + 1]}" for i in range(0, len(parts), 2)]
     raise ValueError(f"'{chunk.strip()}' is ambiguous: separate people with ';' or 'and', e.g. Smith, Jane; Lee, Bob.")
@@ -137,7 +139,8 @@ def _initials_with_dots(first: str) -> str:
     words = first.split()
     if len(words) == 1 and _INITIALS.match(words[0]) and words[0].isupper():
         return ". ".join(words[0].replace(".", "")) + "."
-    return " ".join(f"{word}." if len(word) == 1 and word.isalpha() else word for word in words)
+    # an initial is a letter of an alphabet: "磊" or "민" is a whole given name ("王, 磊")
+    return " ".join(f"{word}." if len(word) == 1 and word.isalpha() and ord(word) < 0x2E80 else word for word in words)
 
 
 # --- species -------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from conversions.nwb.family_first import family_name_first
+from conversions.nwb.family_first import family_name_first, known_family_name
 from conversions.nwb.normalizers import EAST_ASIAN_AGE_UNITS
 
 # Han characters, kana and the full-width forms: a message holding none is left as it is.
@@ -52,7 +52,21 @@ _PUNCTUATION_RE = re.compile("|".join(map(re.escape, _PUNCTUATION)))
 # What a label names, as Japanese and Chinese forms write it ("実験者：", "单位：", "個体ID：").
 LABELS: dict[str, str] = {
     **dict.fromkeys(
-        ["実験者", "实验者", "記録者", "记录者", "測定者", "实验人员", "実施者", "研究者", "실험자", "기록자"],
+        [
+            "実験者",
+            "实验者",
+            "記録者",
+            "记录者",
+            "记录人",
+            "記錄人",
+            "記録人",
+            "測定者",
+            "实验人员",
+            "実施者",
+            "研究者",
+            "실험자",
+            "기록자",
+        ],
         "experimenter",
     ),
     **dict.fromkeys(
@@ -128,7 +142,9 @@ _LABEL_TOPIC_RE = re.compile(
     rf"(?<![{_HAN}{_KANA}\w])(?P<label>{_LABEL_WORDS})(?:は|是|为|為)(?!我|私|自分|僕|俺|本人)"
 )
 # The polite endings of a Japanese sentence ("…記録です。", "…行いました。" stays: it is a verb).
-_POLITE_END_RE = re.compile(r"\s?(?:です|でした|であります|である|になります)(?=[\s.,;!?)。、，！？）]|$)")
+_POLITE_END_RE = re.compile(
+    r"\s?(?:です|でした|であります|である|になります|입니다|이에요|예요|였습니다|이었습니다)(?=[\s.,;!?)。、，！？）]|$)"
+)
 
 # Words that end an institution's name ("京都大学", "理化学研究所", "中国科学院神经科学研究所").
 INSTITUTION_ENDS = (
@@ -187,6 +203,23 @@ _SELF_INTRODUCTIONS = (
     ),
 )
 _NOT_NAME_ENDS = tuple("生者員師授長医士家部")
+# Korean family names (over 95 % of people bear one of these): "암컷입니다" ("it is a female") names no one.
+_KOREAN_FAMILY_NAME_TEXT = """김 이 박 최 정 강 조 윤 장 임 한 오 서 신 권 황 안 송 류 유 전 홍 고 문 양 손 배 백 허 남
+    심 노 하 곽 성 차 주 우 구 민 진 나 지 엄 변 채 원 방 천 공 현 함 염 여 추 도 소 석 선 설
+    마 길 연 위 표 명 기 반 라 왕 금 옥 육 인 맹 제 모 탁 국 어 은 편 용 예 경 봉 사 부 태 목
+    형 계 피 두 감 음 빈 동 온 호 범 좌 팽 승 간 상 갈 시 단 견 당 황보 남궁 제갈 선우 독고 사공 서문"""
+_KOREAN_FAMILY_NAMES = frozenset(_KOREAN_FAMILY_NAME_TEXT.split())
+
+
+def _could_be_a_name(name: str, *, hangul: bool, said_as_mine: bool) -> bool:
+    """Whether the characters before "です" or "입니다" may be a name: a Korean one starts with a family
+    name, a Japanese one (unless "私は" says it is the writer's) with a family name the portal knows,
+    so "訂正です" ("a correction") and "암컷입니다" ("a female") are none."""
+    if hangul:
+        return name[:1] in _KOREAN_FAMILY_NAMES or name[:2] in _KOREAN_FAMILY_NAMES
+    return said_as_mine or known_family_name(name[:2]) or known_family_name(name[:3]) or " " in name
+
+
 _NOT_NAMES = frozenset({"학생", "대학원생", "연구원", "교수", "박사", "포닥", "석사", "박사과정"})
 _ROMANISATION_RE = re.compile(r"[（(](?P<latin>[A-Z][a-z'’-]+(?:\s[A-Z][a-z'’-]+){1,2})[)）]")
 
@@ -200,6 +233,12 @@ def _self_introduced(text: str) -> str:
             continue
         name = m.group("name")
         if name.endswith(_NOT_NAME_ENDS) or name in _NOT_NAMES or re.search(INSTITUTION_ENDS, name):
+            continue
+        if pattern is not _SELF_INTRODUCTIONS[0] and not _could_be_a_name(
+            name,
+            hangul=bool(re.match(f"[{_HANGUL}]", name)),
+            said_as_mine=bool(re.search("私は|わたしは|저는", m.group())),
+        ):
             continue
         romanised = _ROMANISATION_RE.search(m.group("end"))
         written = name + (f" ({romanised['latin']})" if romanised else "")

@@ -257,7 +257,7 @@ _SEX_WORDS = {
 # The singular only: "2 males" or "females" describe a group, not this subject.
 _SEX_RE = re.compile(
     r"(?<![\w-])(?:male|female|man|woman|boy|girl|hermaphrodite|männlich|weiblich|macho|hembra|mâle|femelle|maschio"
-    r"|femmina|ewe|hen|sow|mare|heifer|boar|rooster|stallion|homme|femme|masculin[oa]|femenin[oa]|feminin[oa]|hombre"
+    r"|femmina|ewe|hen|sow|mare|heifer|boar|rooster|stallion|ram|homme|femme|masculin[oa]|femenin[oa]|feminin[oa]|hombre"
     r"|mujer|homem|mulher|wether|f[êe]mea|mesu|josei|dansei|vrouwelijk|mannelijk|var[óo]n"
     rf"|{'|'.join(OTHER_LANGUAGE_SEX)})(?![\w-])|[♂♀]"
     rf"|{east_asian.SEX}",
@@ -265,7 +265,7 @@ _SEX_RE = re.compile(
 )
 # "sex unknown", "sex not determined", "we never sexed them", "can't tell the sex", "did not check the sex".
 _UNKNOWN_SEX_RE = re.compile(
-    r"\bsex\s+(?:is\s+|was\s+|should\s+be\s+)?(?:unknown|not\s+(?:determined|known|checked|recorded)|undetermined"
+    r"\bsex\s*[:=]?\s*(?:is\s+|was\s+|should\s+be\s+)?(?:unknown|not\s+(?:determined|known|checked|recorded)|undetermined"
     r"|can'?t\s+be\s+told|we\s+did\s*n[o']t\s+check)"
     r"|\bsex\s+(?:was\s*n[o']t|wasn'?t|is\s*n[o']t|isn'?t|can'?t\s+be|cannot\s+be|could\s*n[o']t\s+be)\s+"
     r"(?:recorded|determined|known|checked|noted|told)"
@@ -287,7 +287,7 @@ _BOTH_RE = re.compile(r"\bboth\s+sexes\b|\bmales?\s+and\s+females?\b|\bfemales?\
 
 # "mouse ZM9 F 10wk", "pt SEEG14 F 33yo", "M 58 y": a capital M or F before the age in a terse list.
 _SEX_LETTER_RE = re.compile(
-    r"(?<![\w.-])(?P<letter>[MF])(?=\s~?\d{1,3}\s?(?:y|yo|yrs?|w|wk|wks|weeks?|m|mo|d|days?)\b)"
+    r"(?<![\w.-])(?P<letter>[MF])(?=,?\s~?\d{1,3}(?:\s?[-–]\s?\d{1,3})?\s?(?:y|yo|yrs?|w|wk|wks|weeks?|m|mo|d|days?)\b)"
 )
 
 

@@ -402,6 +402,12 @@ def _tidied(parsed: ParsedMessage, text: str) -> ParsedMessage:
         fields["strain"] = re.sub(
             r"\s*\(?\s*(?:bought|purchased|ordered|obtained)?\s*from\s.*$", "", fields["strain"], flags=_I
         )
+    for name in ("sex", "age", "species", "subject_id"):  # "unknown (forgot to check": a remark cut at its comma
+        if name in fields:
+            fields[name] = re.sub(r"\s*\([^()]*$", "", fields[name]).strip() or fields[name]
+    for name in ("sex", "age"):  # "unknown (forgot to check, sorry)", "P34 (eyes opened ~P31)": a remark
+        if name in fields:
+            fields[name] = re.sub(r"\s*\([^()]*\)$", "", fields[name]).strip() or fields[name]
     if "location" in fields:  # "The recording was in the left LGN", "left dorsal hippocampus, if you need it"
         fields["location"] = _LOCATION_AFTER_RE.sub("", _LOCATION_BEFORE_RE.sub("", fields["location"])).strip()
     if "lab" in fields and _NOT_A_LAB_NAME_RE.match(fields["lab"]):
@@ -927,7 +933,8 @@ _NOT_NAMES = frozenset(OTHER_LANGUAGE_SEX) | _vocabulary(
     hoi, gozaimasu, ohayou, kochira, watashi, konnichiwa, hajimemashite, moin, servus, grüezi,
     rest, later, wrong, form, best, regards, cheers, kind, meeting, running, asap, soon, tomorrow, tonight, busy,
     quick, quickly, mismo, misma, staff, korrektur, correction, corrección, correção, correzione, correctie,
-    kleine, petite, pequeña, piccola, vrouw, kvinna, kobieta, mężczyzna"""
+    kleine, petite, pequeña, piccola, vrouw, kvinna, kobieta, mężczyzna, juvenile, old, young,
+    aged, core, facility, former"""
 )
 # Words left dangling at the end of a value by the next label ("Jane Smith and I work at …").
 _CONNECTORS = _vocabulary("""and, &, plus, also, the, my, our, his, her, their, with, while, i, we, she, he""")
@@ -1088,11 +1095,11 @@ _FILE_RE = re.compile(rf"\.(?:{'|'.join(sorted(_FILE_EXTENSIONS))})$", _I)
 _FORMAT_RE = re.compile("|".join(rf"(?P<{name}>(?<![\w.])(?:{pattern})(?![\w]))" for name, pattern in _FORMATS), _I)
 _DECLINED_VALUE_RE = re.compile(
     r"n/?a|none|unknown|not\s+known|no\s+idea|no\s+clue|(?:i\s+)?(?:don'?t|do\s+not)\s+know|not\s+sure|unsure"
-    r"|idk|dunno|skip|tbd|-+|\?+",
+    r"|idk|dunno|skip|tbd|-+|\?+|(?:left\s+)?(?:blank|empty)(?:\s+for\s+now)?|later|to\s+follow",
     _I,
 )
 _DECLINE_RE = re.compile(
-    r"(?<![\w'])(?:skip(?:ping)?|pass|omit|leave\s+(?:it\s+)?(?:out|blank|empty)"
+    r"(?<![\w'])(?:skip(?:ping)?|pass|omit|leave\s+(?:it\s+)?(?:out|blank|empty)|left\s+(?:out|blank|empty)"
     r"|(?:i'?d\s+)?(?:rather|prefer)\s+not\s+(?:to\s+)?(?:say|tell|share|give\s+it)|(?:don'?t|do\s+not)\s+"
     r"(?:know|have|remember)|not\s+sure|unsure|no\s+(?:idea|clue)|idk|dunno|n/?a|none|unknown|not\s+"
     r"(?:known|applicable|available|recorded)|(?:can'?t|cannot)\s+remember|no)(?![\w'])",
@@ -1792,6 +1799,8 @@ def _one_person(value: str) -> str | None:
         if not bare or not all(ch.isalpha() or ch in "'’-." for ch in bare):
             return None
         if lowered in _DESCRIPTION_WORDS or lowered in _SPECIES_WORDS or lowered in _INSTITUTION_WORDS:
+            return None
+        if lowered in _BRAIN_AREAS and len(lowered) > 5:  # "Inferior Colliculus"; not "Field", "Stria"
             return None
         initial = len(bare.rstrip(".")) == 1
         if not titled and not (bare[0].isupper() and (initial or any(ch.islower() for ch in bare))):
@@ -2591,6 +2600,7 @@ def _tidy_people(value: str) -> str:
     )
 
 
+_AGE_WORDS = frozenset({"adult", "adults", "juvenile", "young", "old", "aged", "newborn", "neonate", "infant"})
 # "and" between two names in the users' other languages.
 _OTHER_AND_RE = re.compile(
     r"(?<=[^\W\d_])\s+(?:und|et|y|e|ed|i|og|och|en|és|a)\s+"
@@ -2606,6 +2616,8 @@ def _not_a_person(name: str) -> bool:
         return False
     if is_place(name) or is_place(" ".join(reversed(name.split(", ")))) or _is_known_institution(name):
         return True
+    if len(words) == 1 and words[0].lower() in _AGE_WORDS:
+        return True  # "…, female, adult — Goethe University Frankfurt — Lukas Heine"
     return any(w.lower().startswith(people.ORGANISATION_WORDS) or w.lower() in _INSTITUTION_WORDS for w in words)
 
 
@@ -2619,12 +2631,21 @@ def _tidy_person(value: str) -> str:
     if inside:  # "me (Dan O'Brien)"
         value = inside.group("name")
     value = re.sub(r"\([^()]*\)?", " ", value)  # "(he recorded himself)", "(PhD student)"
+    dashed = [part for part in re.split(r"\s[—–-]\s", value) if _person(part.strip())]
+    if len(dashed) == 1 and dashed[0] != value:
+        value = dashed[0]  # "Frankfurt — Jonas Weber": the part that is a person
     value = "".join(ch for ch in value if ch.isalnum() or ch in " '’-.,;&" or ch.isspace())  # emoji
     tokens = value.split()
     capitalised = any(token[:1].isupper() for token in tokens)
     while tokens and (
         tokens[0].lower().strip(",!:") in _BEFORE_NAME
-        or (tokens[0] in _NAME_PARTICLES and len(tokens) > 2)  # "bin Paula Schmitt" after "Ich": no name starts so
+        # "bin Paula Schmitt" after "Ich": no name starts so; but "van den Broek, Sanne", "van Dijk, Eva" do
+        or (
+            tokens[0] in _NAME_PARTICLES
+            and len(tokens) > 2
+            and tokens[1] not in _NAME_PARTICLES
+            and not tokens[1].endswith(",")
+        )
     ):
         tokens.pop(0)
     if capitalised:
@@ -3177,6 +3198,7 @@ _FIRST_PERSON_START_RE = re.compile(
     r"|studied|study)\s+"
     r"|^[^:]{0,50}\b(?:myself|me|recordings?|this\s+one|session)\b[^:]{0,10}:\s*"
     r"|^(?:[^:]{0,50}\s)?(?:recorded|did|ran|performed)(?:\s+(?:it|them|together|both|jointly))?\s*:\s*"
+    r"|^(?:rec(?:orded|ordings?)?|done|performed)\b[^:]{0,40}?\bby\s[^:]{3,60}:\s*"  # "Rec by Theo P. @ Crete: …"
     r"|^(?:it'?s|this\s+is|these\s+are)\s+(?=\S+\s+\S+)"
     r"|^(?:i|we)\s+(?=(?:record|recorded|image|imaged)\b)"  # "We record place cells …" → "record place cells …"
     r"|^(?:the\s+)?(?:experiment|experience|study|project)\s+(?:is|was|consists\s+(?:in|of))\s+(?:about\s+)?"
@@ -3234,6 +3256,7 @@ _NUMBER_RE = re.compile(r"(?<![\w/-])\d+(?:[.,]\d+)?(?![\w/])")
 _PART_BEFORE_RE = re.compile(r"(?:^|[.!?;:\n|]\s*|\s//?\s+|,\s*)(?P<part>[^,.;:!?\n|]+?),\s*$")
 _NEXT_PART_RE = re.compile(r",\s*(?P<part>[^,.;!?\n|]+?)(?=\s*(?:[,;!?\n|]|//?\s|\.(?:\s|$)|$))")
 _ANIMALS_BEFORE_DASH_RE = re.compile(r"(?:^|[.!?]\s+|\n)(?P<part>[^.!?\n,;:—–]+?)\s[—–]\s*$")
+_LOWERCASE_PEOPLE_RE = re.compile(r"[a-zà-ÿ]+\s[a-zà-ÿ]+(?:\s(?:and|&)\s[a-zà-ÿ]+\s[a-zà-ÿ]+)+")
 # A count of what was recorded with ("64 ch", "16-channel", "4 shanks"), which a description may hold.
 _COUNT_OF_PARTS_RE = re.compile(
     r"(?<![\w/-])\d+\s?-?\s?(?:ch|chan|channels?|electrodes?|contacts?|shanks?|sites?|tetrodes?|probes?|k?hz)\b", _I
@@ -3274,6 +3297,8 @@ def _continues_description(part: str, *, before: bool = False) -> bool:
         return True  # "tetrodes, CA1, sleep replay", "GCaMP photometry, BLA, cue-reward task"
     if not 2 <= len(words) <= 16 or _NUMBER_RE.search(outside) or lowered[0] in _NOT_A_CONTINUATION_START:
         return False
+    if before and _LOWERCASE_PEOPLE_RE.fullmatch(outside.strip()) and not _research_words(outside):
+        return False  # "lucas ferreira and beatriz rocha, USP, tetrode recordings …"
     if lowered[0] in _SPECIES_WORDS and (len(words) < 3 or prose.sex(outside)):
         return False  # "mice, male"; but "mice doing T-maze alternation" goes on describing
     if prose.sex(outside) and not (len(lowered) > 1 and lowered[1] in _SPECIES_WORDS and lowered[1].endswith("s")):

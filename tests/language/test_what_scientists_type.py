@@ -369,6 +369,23 @@ PEOPLE: list[Row] = [
         ASKED_FIRST,
         {"experimenter": "Lind, Sara; Holm, Erik"},
     ),
+    # A family name with its particles first; a decline; an age word or a place before a dash is no one.
+    ("van der Meer, Joost", ("experimenter",), {"experimenter": "van der Meer, Joost"}),
+    (
+        "Experimenter left blank for now, institution is Leiden University",
+        ASKED_FIRST,
+        {"institution": "Leiden University"},
+    ),
+    (
+        "Bat CP-3, female, adult — Goethe University Frankfurt — Lena Vogt",
+        ASKED_FIRST,
+        {"experimenter": "Vogt, Lena"},
+    ),
+    (
+        "LFP in the DVR — Max Planck Institute for Brain Research, Frankfurt — Jonas Krause",
+        ASKED_FIRST,
+        {"experimenter": "Krause, Jonas"},
+    ),
     # Introductions and recordings in other languages; their labels and corrections.
     (
         "Hej, jag heter Karin Berg, Lunds universitet. Jag gjorde alla registreringar.",
@@ -495,6 +512,17 @@ DESCRIPTIONS: list[Row] = [
         "We were joined by Omar Ali; I recorded together: tetrodes in MEC of rats, theta sequences",
         NOTHING_ASKED,
         {"experiment_description": "tetrodes in MEC of rats, theta sequences"},
+    ),
+    # A lead-in naming who recorded; people typed in lower case before the description.
+    (
+        "Rec by Ana Costa @ University of Porto: whole-cell recordings in spinal cord slices, mouse AC-2, F, P12",
+        ASKED_FIRST,
+        {"experiment_description": "whole-cell recordings in spinal cord slices"},
+    ),
+    (
+        "maria silva and joao pereira, UFMG, tetrode recordings in rat CA1 during sleep, rat R-4 male",
+        ASKED_FIRST,
+        {"experiment_description": "tetrode recordings in rat CA1 during sleep"},
     ),
     # A subject named inside the description: the description goes on after it, keeping the animal.
     (
@@ -835,6 +863,15 @@ AGES: list[Row] = [
 ]
 
 SEXES: list[Row] = [
+    # A letter among the subject's details in parentheses, an animal word, a remark after the value.
+    ("mouse LK-2 (F, 9-11 weeks), 2P imaging in S1", ASKED_FIRST, {"sex": "F"}),
+    ("Monkey Zeus (Macaca mulatta, M, 9y)", ASKED_FIRST, {"sex": "M"}),
+    ("sheep SH-4, ram, 2 yrs", ASKED_FIRST, {"sex": "M", "species": "Ovis aries"}),
+    (
+        "Rat R2, sex: unknown (nobody checked, sorry), P30",
+        ("subject_id", "species", "sex", "age"),
+        {"sex": "U", "age": "P30D"},
+    ),
     ("sex was not determined", NOTHING_ASKED, {"sex": "U"}),
     ("we never checked the sex of these larvae", NOTHING_ASKED, {"sex": "U"}),
     ("mouse K-2, weiblich, 9 Wochen", NOTHING_ASKED, {"sex": "F", "age": "P9W", "subject_id": "K-2"}),
@@ -1055,6 +1092,14 @@ LOCATIONS: list[Row] = [
 # romanisation, subject words inside a run of characters ------------------------------------------
 
 EAST_ASIAN: list[Row] = [
+    # Two people listed with an ideographic comma; a kana given name; a one-character given name has no dot.
+    ("実験者：田中翔太、高橋結衣", ASKED_FIRST, {"experimenter": "田中, 翔太; 高橋, 結衣"}),
+    ("记录人：张伟、刘芳", ASKED_FIRST, {"experimenter": "张, 伟; 刘, 芳"}),
+    ("実験者：中村 ひかり", ASKED_FIRST, {"experimenter": "中村, ひかり"}),
+    ("Experimenter: 王, 磊", ASKED_FIRST, {"experimenter": "王, 磊"}),
+    # Words before "です" or "입니다" that are no names: "a correction", "a female".
+    ("訂正です。雌でした。", NOTHING_ASKED, {"sex": "F"}),
+    ("정정합니다: 성별은 암컷입니다.", NOTHING_ASKED, {"sex": "F"}),
     # The writer's own name in characters or Hangul, stored family name first as "family, given".
     ("大家好，我是刘洋，来自浙江大学。", ASKED_FIRST, {"experimenter": "刘, 洋", "institution": "浙江大学"}),
     ("我是欧阳明 (Ouyang Ming)，记录是我做的。", ASKED_FIRST, {"experimenter": "Ouyang, Ming"}),

@@ -33,7 +33,7 @@ _HEADS = (
     "|nigra|lobule|vermis|flocculus|arcopallium|mesopallium|hyperpallium|area\\s\\d{1,2}"
     # the same in the users' other languages
     "|corteccia|córtex|corteza|kortex|hipocampo|ippocampo|amígdala|amigdala|tálamo|talamo|cerebelo|cervelletto"
-    "|estriado|striato|núcleo accumbens|nucleo accumbens|bulbo olfatorio|bulbo olfattivo|bulbe olfactif"
+    "|estriado|striato|núcleo accumbens|nucleo accumbens|noyau accumbens|bulbo olfatorio|bulbo olfattivo|bulbe olfactif"
     "|núcleo|nucleo|noyau|rétine|hippocampe|amygdale|hipotálamo|ipotalamo|hypothalamus|cervelet"
     "|midollo spinale|médula espinal|medula espinhal|moelle épinière|lobula|lóbula|bulbo olfativo"
 )

@@ -410,6 +410,7 @@ def _tidied(parsed: ParsedMessage, text: str) -> ParsedMessage:
             fields[name] = re.sub(r"\s*\([^()]*\)$", "", fields[name]).strip() or fields[name]
     if "location" in fields:  # "The recording was in the left LGN", "left dorsal hippocampus, if you need it"
         fields["location"] = _LOCATION_AFTER_RE.sub("", _LOCATION_BEFORE_RE.sub("", fields["location"])).strip()
+        fields["location"] = _KOREAN_PARTICLE_AT_END_RE.sub("", fields["location"])  # "해마에서" → "해마"
     if "lab" in fields and _NOT_A_LAB_NAME_RE.match(fields["lab"]):
         del fields["lab"]  # "Our lab manager said…", "I work in a rat lab": no lab's name
     if "subject_id" in fields and not _may_be_an_id(fields["subject_id"]):
@@ -2001,12 +2002,21 @@ def _label_for(phrase: str) -> _Label | None:
 _LONG_LABELS = [phrase for phrase in _LABELS if len(phrase) >= 5]
 
 
+# What follows "exp": up to the end of its sentence, part or the next label.
+_EXP_VALUE_RE = re.compile(r"\s*[:=]?\s*(?P<value>[^|;\n]*?)(?=[.!?](?:\s|$)|[|;\n]|\s//?\s|,\s*\w+\s*[:=]|$)")
+
+
 def _label_match(text: str, m: re.Match[str], start: int, end: int) -> _LabelMatch | None:
     """The label found by `m` in the chunk `start:end`, if a separator that this label allows follows it."""
     found = _label_for(m.group("label"))
     if found is None:
         return None
     label = found
+    if m.group("label").lower() in ("exp", "exp.", "expt"):
+        said = _EXP_VALUE_RE.match(text, m.end(), end)
+        first = re.split(r",|\s(?:and|&|\+)\s", said["value"])[0].strip() if said else ""
+        if said and _names_a_method(said["value"]) and not (_person(first) or _plain_name(first)):
+            label = _LABELS["experiment"]  # "exp = Neuropixels in mouse insular cortex": the experiment, not who
     verb = bool(m.group("verb"))
     before = m.start() - 1
     while before >= start and text[before].isspace():
@@ -2689,7 +2699,7 @@ _LEADING_PLACE_WORDS_RE = re.compile(
 # Gruber von der Universität Wien", "os escribo desde el Instituto…", "Francesco Bianchi all'Istituto…".
 _INSIDE_PLACE_WORD_RE = re.compile(
     r"\s+(?:at|in|from|of|en(?:\s+(?:el|la))?|na|no|em|à|au|von(?:\s+der)?|vom|an\s+der|am|bei(?:\s+der)?"
-    r"|desde(?:\s+(?:el|la))?|presso|del|della|dalla|da|do)\s+"
+    r"|desde(?:\s+(?:el|la))?|presso|del|della|dalla|da|do|på|bij|в)\s+"
     r"|\s+(?:all|dell|nell|dall|sull|à\s+l|de\s+l)['’](?=\w)",
     _I,
 )
@@ -2835,6 +2845,7 @@ def _tidy_institution(value: str) -> str:
     lowered = _LOWERCASE_BEFORE_RE.match(value)
     if lowered and lowered.group().split() != ["the"] and _is_named_institution(value[lowered.end() :]):
         value = value[lowered.end() :]
+    value = _ACRONYM_AND_PLACE_RE.sub("", value)  # "Istituto Italiano di Tecnologia (IIT) di Genova"
     value = _PARENTHESIS_AT_END_RE.sub("", _CITY_SHORT_FORM_RE.sub("", value))  # "… (IIT) a Genova"
     head, comma, last = value.rpartition(",")
     city = is_place(last) or (
@@ -2862,6 +2873,7 @@ def _tidy_institution(value: str) -> str:
     return value.strip(" ,.-–—")
 
 
+_ACRONYM_AND_PLACE_RE = re.compile(r"\s*\([A-Z]{2,8}\)\s+(?:di|de|da|in|a|at|en|à|em)\s+[A-Z][\w'’.-]*$")
 # One given name, "von" and a surname that is no institution word: "Carl von Ossietzky".
 _GIVEN_NAME_VON_RE = re.compile(r"[A-ZÀ-Þ][a-zß-ÿ]+\s+von\s+(?!(?:Universit|Institut|Klinik|Hochschule))[A-ZÀ-Þ][\w-]+")
 # Words trailing a name that belong to the sentence ("University of Padova and", "Karolinska Institutet
@@ -3163,14 +3175,15 @@ def _over_the_subject(blanked: str, whole: str, description: str, subjects: Sequ
             after = closing.end()  # "(ID GM-2, 8 months old)": the rest of the subject's parenthesis
         return _GOES_ON_AFTER_SUBJECT_RE.match(blanked, after)
 
+    cut = False
     for run in _BLANK_RUN_RE.finditer(blanked, start, end):
         if subject_at(run) and not goes_on_after(run):
-            end = run.start()  # "fiber photometry DLS during habit training ⎵⎵⎵ F 10wk": the subject ends it
+            end, cut = run.start(), True  # "fiber photometry DLS during habit training ⎵⎵⎵ F 10wk": the subject ends it
             break
     gap = _BLANK_RUN_RE.match(blanked, end + 1 if blanked[end : end + 1] == " " else end)
     if gap and subject_at(gap) and (rest := goes_on_after(gap)):
         end = rest.end()
-    elif not any(subject_at(run) for run in _BLANK_RUN_RE.finditer(blanked, start, end)):
+    elif not cut and not any(subject_at(run) for run in _BLANK_RUN_RE.finditer(blanked, start, end)):
         return description
     taken = [any(a <= k < b for a, b in subjects) for k in range(start, end)]  # the subject's characters
     value = whole[start:end]
@@ -3395,6 +3408,7 @@ _LOCATION_BEFORE_RE = re.compile(
     r"(?:was|were|is|are|)\s*(?:all\s+)?(?:in|at|from|into)?\s*(?:the\s+)?",
     _I,
 )
+_KOREAN_PARTICLE_AT_END_RE = re.compile(r"(?<=[\uac00-\ud7af])(?:에서의|에서|에는|에|의|을|를)$")
 _LOCATION_AFTER_RE = re.compile(
     r",\s*(?:if|in\s+case|just|btw|fyi|as\s+far|i\s+think|i\s+forgot|forgot|sorry|i\s+believe|i\s+guess)\b.*$"
     r"|,\s*(?:a\s+)?few\s+(?:channels?|contacts?|electrodes?)\b.*$",  # "dorsal CA1, a few channels ended up in …"

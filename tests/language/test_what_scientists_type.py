@@ -513,6 +513,20 @@ DESCRIPTIONS: list[Row] = [
         NOTHING_ASKED,
         {"experiment_description": "tetrodes in MEC of rats, theta sequences"},
     ),
+    # "exp" names the experiment when what follows is a method, not a person.
+    (
+        "we = Ana Lima + Rui Sousa, Universidade do Porto. exp = silicon probes in mouse insular cortex during taste.",
+        ASKED_FIRST,
+        {
+            "experiment_description": "silicon probes in mouse insular cortex during taste",
+            "experimenter": "Lima, Ana; Sousa, Rui",
+        },
+    ),
+    (
+        "exp: Lena Hoff | inst: EMBL | desc: light-sheet imaging of zebrafish larvae",
+        ASKED_FIRST,
+        {"experimenter": "Hoff, Lena"},
+    ),
     # A lead-in naming who recorded; people typed in lower case before the description.
     (
         "Rec by Ana Costa @ University of Porto: whole-cell recordings in spinal cord slices, mouse AC-2, F, P12",
@@ -598,6 +612,12 @@ INSTITUTIONS: list[Row] = [
         {"institution": "Universidade Federal do Rio de Janeiro"},
     ),
     ("Greetings from the Picower Institute at MIT, Cambridge MA.", ASKED_FIRST, {"institution": "MIT"}),
+    (
+        "Sono Marta Gallo dell'Istituto Superiore di Sanità (ISS) di Roma.",
+        ASKED_FIRST,
+        {"institution": "Istituto Superiore di Sanità"},
+    ),
+    ("Hej, jag heter Anna Ek och jobbar på Umeå universitet.", ASKED_FIRST, {"institution": "Umeå universitet"}),
     ("Lena Park, at UCSF's Weill Institute for Neurosciences.", ASKED_FIRST, {"institution": "UCSF"}),
     ("Kai Wu, Emory University Rollins School of Public Health", ASKED_FIRST, {"institution": "Emory University"}),
     ("Jun Seo, KAIST Dept. of Brain and Cognitive Sciences, Daejeon", ASKED_FIRST, {"institution": "KAIST"}),
@@ -1056,6 +1076,8 @@ LOCATIONS: list[Row] = [
         {"location": "strato 2/3 della corteccia visiva"},
     ),
     ("registros no hipocampo e córtex entorrinal", ASKED_FIRST, {"location": "hipocampo e córtex entorrinal"}),
+    ("enregistrements dans le noyau accumbens de souris", ASKED_FIRST, {"location": "noyau accumbens"}),
+    ("마우스 편도체에서 패치 클램프 기록", ASKED_FIRST, {"location": "편도체"}),
     ("I'm Omar Haddad, RA at Columbia. EEG in adults.", ASKED_FIRST, {}),
     (
         "My labmate Carla Pons did the surgery; I recorded in dorsal striatum.",

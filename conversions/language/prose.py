@@ -291,13 +291,20 @@ _SEX_LETTER_RE = re.compile(
 )
 
 
+_NOT_BEFORE_RE = re.compile(r"(?<![\w'])(?:not|rather\s+than|instead\s+of)\s+(?:an?\s+)?$", _I)
+
+
 def sex(text: str) -> Stated | None:
     """The one sex the message states for the subject, or "unknown" when it says it is not known."""
     if _BOTH_RE.search(text):
         return None
     if _UNKNOWN_SEX_RE.search(text):
         return Stated("unknown", True)
-    words = {_SEX_WORDS[m.group().lower()] for m in _SEX_RE.finditer(text)}
+    words = {
+        _SEX_WORDS[m.group().lower()]
+        for m in _SEX_RE.finditer(text)
+        if not _NOT_BEFORE_RE.search(text, max(0, m.start() - 16), m.start())  # "a hermaphrodite, not male"
+    }
     words |= {"male" if m.group("letter") == "M" else "female" for m in _SEX_LETTER_RE.finditer(text)}
     if _HUMAN_RE.search(text):  # "pt UI-317, 29F", "pt 044 M 58"
         words |= {

@@ -402,6 +402,12 @@ def _tidied(parsed: ParsedMessage, text: str) -> ParsedMessage:
         fields["strain"] = re.sub(
             r"\s*\(?\s*(?:bought|purchased|ordered|obtained)?\s*from\s.*$", "", fields["strain"], flags=_I
         )
+    for name in _DATE_FIELDS:  # "8:20 am ⎵⎵⎵ on 12 March 2024": where a zone was taken out
+        if name in fields:
+            fields[name] = re.sub(r"\s*\([^()\d]*\)$", "", " ".join(fields[name].split()))  # "… 9:05 Uhr (Berlin)"
+    for name in ("sex", "age"):  # "unknown — we never sexed the larvae": a remark after a dash
+        if name in fields:
+            fields[name] = re.split(r"\s[—–-]\s", fields[name])[0].strip() or fields[name]
     for name in ("sex", "age", "species", "subject_id"):  # "unknown (forgot to check": a remark cut at its comma
         if name in fields:
             fields[name] = re.sub(r"\s*\([^()]*$", "", fields[name]).strip() or fields[name]
@@ -724,6 +730,11 @@ _LABELS: dict[str, _Label] = {
         ("recorded on", "started", "starting", "start", "began", "begun", "beginning", "commenced"),
         _Label("session_start_time", _P, needs_cue=True),
     ),
+    # The same label in the users' other languages: "Beginn: 12. April 2024, 9:05 Uhr", "Inicio 10:30 …".
+    **dict.fromkeys(
+        ("beginn", "aufnahmebeginn", "inicio", "início", "début", "inizio", "başlangıç", "start opname", "starttid"),
+        _Label("session_start_time", _S),
+    ),
     "subject id": _Label("subject_id", _L),
     "subject identifier": _Label("subject_id", _L),
     "animal id": _Label("subject_id", _L),
@@ -810,7 +821,7 @@ _NAME_PARTICLES = _vocabulary(
 # Abbreviations whose period ends neither a sentence nor a value.
 _ABBREVIATIONS = _vocabulary(
     """dr, prof, mr, mrs, ms, mx, st, jr, sr, vs, etc, e.g, i.e, eg, ie, approx, ca, univ, inst, dept, fig,
-    al, inc, ltd, co, no, rer, nat, med, phil, dott, mgr, ing, exp, expt, im"""
+    al, inc, ltd, co, no, rer, nat, med, phil, dott, mgr, ing, exp, expt, im, a.m, p.m"""
 )
 
 _INSTITUTION_WORDS = _vocabulary(
@@ -3009,6 +3020,8 @@ def _may_be_an_id(value: str) -> bool:
     value = value.strip().strip("'\"‘’“”")
     if re.fullmatch(r"\d{1,2}[h:.]\d{2}(?:\s?[ap]\.?m\.?)?|\d{1,3}\s(?:sai|anni|años|ans|jahre|anos)", value, _I):
         return False  # "16h05, le 12 avril": a clock; "31 sai": an age
+    if re.search(r"\d\s?[年月日]", value):
+        return False  # "2024年6月3日": a date
     if any(ch.isdigit() for ch in value):
         return True
     lowered = value.lower()

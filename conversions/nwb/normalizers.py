@@ -1115,8 +1115,9 @@ def normalize_keywords(text: str) -> list[str]:
 
 
 def normalize_subject_id(text: str) -> str:
-    """The id as given, with "/" (which DANDI cannot use in paths) replaced by "-"."""
-    return text.strip().replace("/", "-")
+    """The id as given, with "/" (which DANDI cannot use in paths) replaced by "-" and without the number
+    sign before a number ("#4402" is animal 4402)."""
+    return re.sub(r"^#\s?(?=\w)", "", text.strip()).replace("/", "-")
 
 
 def _free_text(text: str) -> str:

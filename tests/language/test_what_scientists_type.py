@@ -883,6 +883,12 @@ AGES: list[Row] = [
 ]
 
 SEXES: list[Row] = [
+    # What it is not is no value; a remark after a dash is no part of it.
+    ("the fly is a female, not male", NOTHING_ASKED, {"sex": "F"}),
+    ("Please change the sex to unknown — nobody checked the pups.", NOTHING_ASKED, {"sex": "U"}),
+    # "#" before a number is no part of the id (DANDI builds paths from it); a date in characters is no id.
+    ("Animal: PV-Cre mouse, #5120, female, 9 weeks", ("subject_id", "species", "sex", "age"), {"subject_id": "5120"}),
+    ("2024年5月2日 午前10時（日本時間）", ("session_start_time",), {"session_start_time": "2024-05-02T10:00:00+09:00"}),
     # A letter among the subject's details in parentheses, an animal word, a remark after the value.
     ("mouse LK-2 (F, 9-11 weeks), 2P imaging in S1", ASKED_FIRST, {"sex": "F"}),
     ("Monkey Zeus (Macaca mulatta, M, 9y)", ASKED_FIRST, {"sex": "M"}),
@@ -900,6 +906,18 @@ SEXES: list[Row] = [
 # --- dates, times and zones in words --------------------------------------------------------------
 
 TIMES: list[Row] = [
+    # "a.m." with its periods, a zone between the time and the date, a start labelled in German or Spanish.
+    (
+        "Session began 7.45 a.m. Perth time on 3 June 2024",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-06-03T07:45:00+08:00", "timezone": "Australia/Perth"},
+    ),
+    (
+        "Beginn: 3. Juni 2024, 14:10 Uhr MESZ (Berlin)",
+        ("session_start_time",),
+        {"session_start_time": "2024-06-03T14:10:00+02:00", "timezone": "Europe/Berlin"},
+    ),
+    ("Inicio: 5 de marzo de 2024, 11:20", NOTHING_ASKED, {"session_start_time": "2024-03-05T11:20:00+00:00"}),
     # Clock times in words, and in Japanese, Chinese and Korean.
     (
         "recorded 5 March 2024 at twenty past ten in the morning",
@@ -1252,3 +1270,9 @@ def test_a_greeting_in_another_language_names_no_one() -> None:
 
 def test_words_that_are_no_names_are_not_taken_for_the_experimenter() -> None:
     check("we do 2p in rat S1, rest later sorry, in a meeting", ASKED_FIRST, {}, ("experimenter",))
+
+
+def test_a_date_in_characters_is_no_subject_id() -> None:
+    parsed = parse_message("2024年5月2日 午前10時（日本時間）", asking_for=("session_start_time",))
+    assert "subject_id" not in parsed.fields
+    assert parsed.fields["session_start_time"]

@@ -419,6 +419,8 @@ def _tidied(parsed: ParsedMessage, text: str) -> ParsedMessage:
         fields["location"] = _KOREAN_PARTICLE_AT_END_RE.sub("", fields["location"])  # "해마에서" → "해마"
     if "lab" in fields and _NOT_A_LAB_NAME_RE.match(fields["lab"]):
         del fields["lab"]  # "Our lab manager said…", "I work in a rat lab": no lab's name
+    if "subject_id" in fields:  # "Nr. 4711", "tag 4437", "band or12gr5": the word before the id is none of it
+        fields["subject_id"] = _ID_WORD_BEFORE_RE.sub("", fields["subject_id"]) or fields["subject_id"]
     if "subject_id" in fields and not _may_be_an_id(fields["subject_id"]):
         del fields["subject_id"]  # "boy", "adult", "macho", "The animal": words, not an animal's id
     fields = {name: value for name, value in fields.items() if value}
@@ -821,7 +823,7 @@ _NAME_PARTICLES = _vocabulary(
 # Abbreviations whose period ends neither a sentence nor a value.
 _ABBREVIATIONS = _vocabulary(
     """dr, prof, mr, mrs, ms, mx, st, jr, sr, vs, etc, e.g, i.e, eg, ie, approx, ca, univ, inst, dept, fig,
-    al, inc, ltd, co, no, rer, nat, med, phil, dott, mgr, ing, exp, expt, im, a.m, p.m"""
+    al, inc, ltd, co, no, nr, rer, nat, med, phil, dott, mgr, ing, exp, expt, im, a.m, p.m"""
 )
 
 _INSTITUTION_WORDS = _vocabulary(
@@ -2799,6 +2801,7 @@ _STATE_UNIVERSITY_RE = re.compile(r"university\s+of\s+[^\W\d_]+$", _I)
 
 
 def _tidy_institution(value: str) -> str:
+    value = _PART_AFTER_DASH_RE.sub("", value)  # "École normale supérieure (ENS), Paris - Département d'études …"
     head, colon, tail = value.partition(":")
     if colon and tail.strip() and len(head.split()) <= 2:  # "Uni: Khalifa University"
         value = tail
@@ -2881,9 +2884,12 @@ def _tidy_institution(value: str) -> str:
         # "SISSA Trieste"; a name written out keeps its last word ("… Science and Technology Austria")
         if _ACRONYM_RE.fullmatch(rest) and len(rest) >= 3:
             value = rest
-    return value.strip(" ,.-–—")
+    return _PARENTHESIS_AT_END_RE.sub("", value.strip(" ,.-–—"))  # "… (ENS)" once ", Paris" is cut
 
 
+_PART_AFTER_DASH_RE = re.compile(
+    r"\s[-–—]\s(?:d[ée]partement|department|dept\.?|institut[eo]?|faculty|facult[ée]|school|[ée]cole|division)\b.*$", _I
+)
 _ACRONYM_AND_PLACE_RE = re.compile(r"\s*\([A-Z]{2,8}\)\s+(?:di|de|da|in|a|at|en|à|em)\s+[A-Z][\w'’.-]*$")
 # One given name, "von" and a surname that is no institution word: "Carl von Ossietzky".
 _GIVEN_NAME_VON_RE = re.compile(r"[A-ZÀ-Þ][a-zß-ÿ]+\s+von\s+(?!(?:Universit|Institut|Klinik|Hochschule))[A-ZÀ-Þ][\w-]+")
@@ -3010,7 +3016,7 @@ _NOT_IDS = _vocabulary(
     macho, hembra, mâle, femelle, männlich, weiblich, maschio, femmina, fêmea, femea, mesu, osu, animal, subject,
     mouse, rat, the animal,
     the subject, late, unknown, later, tbd, n/a, none, english, french, german, spanish, italian, portuguese, chinese,
-    japanese, korean, dutch"""
+    japanese, korean, dutch, nr, no, nummer, numero, número, tag"""
 )
 
 
@@ -3421,6 +3427,7 @@ _LOCATION_BEFORE_RE = re.compile(
     r"(?:was|were|is|are|)\s*(?:all\s+)?(?:in|at|from|into)?\s*(?:the\s+)?",
     _I,
 )
+_ID_WORD_BEFORE_RE = re.compile(r"^(?:nr|no|num|tag|ear\s+tag|band|ring|chip|id)\.?\s+(?=\S*\d)", _I)
 _KOREAN_PARTICLE_AT_END_RE = re.compile(r"(?<=[\uac00-\ud7af])(?:에서의|에서|에는|에|의|을|를)$")
 _LOCATION_AFTER_RE = re.compile(
     r",\s*(?:if|in\s+case|just|btw|fyi|as\s+far|i\s+think|i\s+forgot|forgot|sorry|i\s+believe|i\s+guess)\b.*$"

@@ -369,8 +369,25 @@ def zone_mentions(text: str) -> list[ZoneMention]:
             closed = re.match(r"\s?\)", text[end : end + 2])
             if opened and closed:  # "08:05 (America/New_York)": the parentheses go with it
                 start, end = start - len(opened.group()), end + len(closed.group())
+            if zone is None and (said := _COUNTRY_AFTER_RE.match(plain, end)):
+                resolved = _SETTLED_BY_COUNTRY.get((m.group("name").lower(), said["country"].lower()))
+                if resolved:  # "09:00 IST (India)": the country says which of the zones
+                    zone, end = resolved, said.end()
             found.append(ZoneMention(start, end, zone or None, m.group("name")))
     return sorted(found, key=lambda mention: mention.start)
+
+
+# A country named right after an abbreviation that means several zones settles which one.
+_COUNTRY_AFTER_RE = re.compile(r"\s?[(,]?\s?(?P<country>[A-Za-z]+)\)?", re.IGNORECASE)
+_SETTLED_BY_COUNTRY: dict[tuple[str, str], str] = {
+    **{("ist", word): "Asia/Kolkata" for word in ("india", "indian")},
+    **{("ist", word): "Asia/Jerusalem" for word in ("israel", "israeli")},
+    **{("ist", word): "Europe/Dublin" for word in ("ireland", "irish", "dublin")},
+    **{("cst", word): "Asia/Shanghai" for word in ("china", "chinese", "beijing", "shanghai")},
+    **{("cst", word): "America/Chicago" for word in ("us", "usa", "chicago")},
+    **{("ast", word): "Asia/Riyadh" for word in ("arabia", "saudi", "riyadh")},
+    **{("ast", word): "America/Halifax" for word in ("atlantic", "halifax", "canada")},
+}
 
 
 def _without_accents(text: str) -> str:

@@ -613,6 +613,11 @@ INSTITUTIONS: list[Row] = [
     ),
     ("Greetings from the Picower Institute at MIT, Cambridge MA.", ASKED_FIRST, {"institution": "MIT"}),
     (
+        "Université Paris Cité (UPC), Paris - Département de neurosciences",
+        ("institution",),
+        {"institution": "Université Paris Cité"},
+    ),
+    (
         "Sono Marta Gallo dell'Istituto Superiore di Sanità (ISS) di Roma.",
         ASKED_FIRST,
         {"institution": "Istituto Superiore di Sanità"},
@@ -888,6 +893,7 @@ SEXES: list[Row] = [
     ("Please change the sex to unknown — nobody checked the pups.", NOTHING_ASKED, {"sex": "U"}),
     # "#" before a number is no part of the id (DANDI builds paths from it); a date in characters is no id.
     ("Animal: PV-Cre mouse, #5120, female, 9 weeks", ("subject_id", "species", "sex", "age"), {"subject_id": "5120"}),
+    ("rat: male, 2 years, Wistar, ear tag 9921", ("subject_id", "species", "sex", "age"), {"subject_id": "9921"}),
     ("2024年5月2日 午前10時（日本時間）", ("session_start_time",), {"session_start_time": "2024-05-02T10:00:00+09:00"}),
     # A letter among the subject's details in parentheses, an animal word, a remark after the value.
     ("mouse LK-2 (F, 9-11 weeks), 2P imaging in S1", ASKED_FIRST, {"sex": "F"}),
@@ -918,6 +924,12 @@ TIMES: list[Row] = [
         {"session_start_time": "2024-06-03T14:10:00+02:00", "timezone": "Europe/Berlin"},
     ),
     ("Inicio: 5 de marzo de 2024, 11:20", NOTHING_ASKED, {"session_start_time": "2024-03-05T11:20:00+00:00"}),
+    # An abbreviation for several zones, settled by the country after it.
+    (
+        "2024-07-02 at 10:30 IST (Israel)",
+        ("session_start_time",),
+        {"session_start_time": "2024-07-02T10:30:00+03:00", "timezone": "Asia/Jerusalem"},
+    ),
     # Clock times in words, and in Japanese, Chinese and Korean.
     (
         "recorded 5 March 2024 at twenty past ten in the morning",

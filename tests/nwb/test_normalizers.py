@@ -41,6 +41,7 @@ from conversions.nwb.normalizers import (
         ("Jane Smith & Jane Smith", ["Smith, Jane"]),
         ("Ludwig van Beethoven", ["van Beethoven, Ludwig"]),
         ("Willem van den Broek", ["van den Broek, Willem"]),
+        ("van den Broek, Sanne", ["van den Broek, Sanne"]),
         ("Siobhán Ní Bhriain", ["Ní Bhriain, Siobhán"]),
         ("Priyanka Das", ["Das, Priyanka"]),
         ("Jane Smith\nBob Lee", ["Smith, Jane", "Lee, Bob"]),
@@ -81,6 +82,12 @@ def test_normalize_experimenter(text: str, names: list[str]) -> None:
         ("Abe Simpson", ["Simpson, Abe"]),
         ("Lee Smith", ["Smith, Lee"]),
         ("Dong Kim", ["Kim, Dong"]),
+        # Names in characters: a one-character given name is a name, not an initial; two names are two people.
+        ("王, 磊", ["王, 磊"]),
+        ("王磊, 李婷", ["王, 磊", "李, 婷"]),
+        ("佐藤, 美咲", ["佐藤, 美咲"]),
+        ("山本 さくら", ["山本, さくら"]),
+        ("박지훈, 김민준", ["박, 지훈", "김, 민준"]),
     ],
 )
 def test_names_written_family_name_first(text: str, names: list[str]) -> None:
@@ -532,6 +539,7 @@ def test_normalize_keywords_refuses_nothing() -> None:
         ("session_description", "day 3", "day 3"),
         ("keywords", "V1, Neuropixels", ["V1", "Neuropixels"]),
         ("subject_id", " mouse/001 ", "mouse-001"),
+        ("subject_id", "#4402", "4402"),
         ("species", "mouse", "Mus musculus"),
         ("sex", "female", "F"),
         ("age", "90 days", "P90D"),

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from conversions.nwb.family_first import family_name_first, known_family_name
+from conversions.nwb.family_first import KOREAN_FAMILY_NAMES, family_name_first, known_family_name
 from conversions.nwb.normalizers import EAST_ASIAN_AGE_UNITS
 
 # Han characters, kana and the full-width forms: a message holding none is left as it is.
@@ -203,12 +203,6 @@ _SELF_INTRODUCTIONS = (
     ),
 )
 _NOT_NAME_ENDS = tuple("生者員師授長医士家部")
-# Korean family names (over 95 % of people bear one of these): "암컷입니다" ("it is a female") names no one.
-_KOREAN_FAMILY_NAME_TEXT = """김 이 박 최 정 강 조 윤 장 임 한 오 서 신 권 황 안 송 류 유 전 홍 고 문 양 손 배 백 허 남
-    심 노 하 곽 성 차 주 우 구 민 진 나 지 엄 변 채 원 방 천 공 현 함 염 여 추 도 소 석 선 설
-    마 길 연 위 표 명 기 반 라 왕 금 옥 육 인 맹 제 모 탁 국 어 은 편 용 예 경 봉 사 부 태 목
-    형 계 피 두 감 음 빈 동 온 호 범 좌 팽 승 간 상 갈 시 단 견 당 황보 남궁 제갈 선우 독고 사공 서문"""
-_KOREAN_FAMILY_NAMES = frozenset(_KOREAN_FAMILY_NAME_TEXT.split())
 
 
 def _could_be_a_name(name: str, *, hangul: bool, said_as_mine: bool) -> bool:
@@ -216,7 +210,7 @@ def _could_be_a_name(name: str, *, hangul: bool, said_as_mine: bool) -> bool:
     name, a Japanese one (unless "私は" says it is the writer's) with a family name the portal knows,
     so "訂正です" ("a correction") and "암컷입니다" ("a female") are none."""
     if hangul:
-        return name[:1] in _KOREAN_FAMILY_NAMES or name[:2] in _KOREAN_FAMILY_NAMES
+        return name[:1] in KOREAN_FAMILY_NAMES or known_family_name(name[:2])
     return said_as_mine or known_family_name(name[:2]) or known_family_name(name[:3]) or " " in name
 
 

@@ -162,6 +162,12 @@ _SPACE_RUN_RE = re.compile(r" {5,}")
 _SPACES_KEPT = " " * 4
 
 
+def _prepared(text: str) -> str:
+    """The text as the reader reads it: Japanese and Chinese punctuation and endings as Latin ones
+    (conversions.language.east_asian), runs of spaces kept short."""
+    return _SPACE_RUN_RE.sub(_SPACES_KEPT, east_asian.spaced(text))
+
+
 def read_by_rules(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage:
     """What the rules alone read in one message; `asking_for` lists the fields the portal's last
     question asked for.
@@ -171,7 +177,7 @@ def read_by_rules(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     so every other value keeps its place) and added to what the reader finds; after it, the brain
     area and the species named in passing fill those fields when nothing else did.
     """
-    text = _SPACE_RUN_RE.sub(_SPACES_KEPT, east_asian.spaced(text))
+    text = _prepared(text)
     asked = tuple(dict.fromkeys(name for name in asking_for if name in FIELDS))
     zones = zone_mentions(text)
     subjects = [
@@ -219,7 +225,7 @@ def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     The tagger never changes a value the rules read from a label or a cue, nor an answer to the
     question asked, nor a correction.
     """
-    text = _SPACE_RUN_RE.sub(_SPACES_KEPT, east_asian.spaced(text))
+    text = _prepared(text)
     parsed = read_by_rules(text, asking_for=asking_for)
     if parsed.intents & _NOT_ABOUT_THE_SUBJECT or not tagger.available():
         return parsed
@@ -405,15 +411,9 @@ def _tidied(parsed: ParsedMessage, text: str) -> ParsedMessage:
     for name in _DATE_FIELDS:  # "8:20 am ⎵⎵⎵ on 12 March 2024": where a zone was taken out
         if name in fields:
             fields[name] = re.sub(r"\s*\([^()\d]*\)$", "", " ".join(fields[name].split()))  # "… 9:05 Uhr (Berlin)"
-    for name in ("sex", "age"):  # "unknown — we never sexed the larvae": a remark after a dash
+    for name in ("sex", "age", "species", "subject_id"):
         if name in fields:
-            fields[name] = re.split(r"\s[—–-]\s", fields[name])[0].strip() or fields[name]
-    for name in ("sex", "age", "species", "subject_id"):  # "unknown (forgot to check": a remark cut at its comma
-        if name in fields:
-            fields[name] = re.sub(r"\s*\([^()]*$", "", fields[name]).strip() or fields[name]
-    for name in ("sex", "age"):  # "unknown (forgot to check, sorry)", "P34 (eyes opened ~P31)": a remark
-        if name in fields:
-            fields[name] = re.sub(r"\s*\([^()]*\)$", "", fields[name]).strip() or fields[name]
+            fields[name] = _without_remark(fields[name], closed=name in ("sex", "age"))
     if "location" in fields:  # "The recording was in the left LGN", "left dorsal hippocampus, if you need it"
         fields["location"] = _LOCATION_AFTER_RE.sub("", _LOCATION_BEFORE_RE.sub("", fields["location"])).strip()
         fields["location"] = _KOREAN_PARTICLE_AT_END_RE.sub("", fields["location"])  # "해마에서" → "해마"
@@ -429,6 +429,19 @@ def _tidied(parsed: ParsedMessage, text: str) -> ParsedMessage:
     return replace(
         parsed, fields=fields, corrections=parsed.corrections & set(fields), guessed=parsed.guessed & set(fields)
     )
+
+
+def _without_remark(value: str, *, closed: bool) -> str:
+    """A subject's value without the remark the writer put after it: one cut off at its comma ("unknown
+    (forgot to check"), and, when `closed`, one after a dash or in parentheses ("unknown — we never
+    sexed the larvae", "P34 (eyes opened ~P31)"); a species keeps its Latin name in parentheses."""
+    kept = value
+    if closed:
+        kept = re.split(r"\s[—–-]\s", kept)[0].strip() or kept
+    kept = re.sub(r"\s*\([^()]*$", "", kept).strip() or kept
+    if closed:
+        kept = re.sub(r"\s*\([^()]*\)$", "", kept).strip() or kept
+    return kept
 
 
 def _unreadable_time(raw: str) -> bool:

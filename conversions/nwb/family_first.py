@@ -154,7 +154,7 @@ def spanish_family_names(words: list[str]) -> int:
 _HAN_OR_HANGUL_NAME_RE = re.compile(r"[\u3005\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]{2,5}")
 _GIVEN_NAME_RE = re.compile(r"[\u3005\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]{1,4}|[\u3040-\u30ff]{2,6}")  # kana too
 _TWO_CHARACTER_FAMILY_NAMES = _names(
-    """欧阳 司马 诸葛 上官 东方 皇甫 令狐 慕容 司徒 夏侯 歐陽 司馬 諸葛 남궁 황보 제갈 선우 독고
+    """欧阳 司马 诸葛 上官 东方 皇甫 令狐 慕容 司徒 夏侯 歐陽 司馬 諸葛 남궁 황보 제갈 선우 독고 사공 서문
     佐藤 鈴木 高橋 田中 伊藤 渡辺 渡邊 山本 中村 小林 加藤 吉田 山田 山口 松本 井上 木村 斎藤 斉藤 清水
     山崎 池田 橋本 阿部 石川 山下 中島 石井 小川 前田 岡田 藤田 後藤 近藤 村上 遠藤 青木 坂本 福田 太田
     西村 藤井 金子 岡本 藤原 中野 三浦 原田 中川 松田 竹内 小野 田村 中山 和田 石田 森田 上田 柴田 酒井
@@ -163,6 +163,14 @@ _TWO_CHARACTER_FAMILY_NAMES = _names(
     北村 松岡 大西 浅野 水野 小島 山内 小池 服部 樋口 西田 菅野 秋山 大橋 永井 平田 荒木 久保田"""
 )
 _THREE_CHARACTER_FAMILY_NAMES = _names("佐々木 長谷川 久保田 五十嵐")
+# Korean family names of one syllable (over 95 % of Koreans bear one of these, or one of the compound
+# names above): "암컷입니다" ("it is a female") begins with none.
+KOREAN_FAMILY_NAMES = _names(
+    """김 이 박 최 정 강 조 윤 장 임 한 오 서 신 권 황 안 송 류 유 전 홍 고 문 양 손 배 백 허 남
+    심 노 하 곽 성 차 주 우 구 민 진 나 지 엄 변 채 원 방 천 공 현 함 염 여 추 도 소 석 선 설
+    마 길 연 위 표 명 기 반 라 왕 금 옥 육 인 맹 제 모 탁 국 어 은 편 용 예 경 봉 사 부 태 목
+    형 계 피 두 감 음 빈 동 온 호 범 좌 팽 승 간 상 갈 시 단 견 당"""
+)
 
 
 def known_family_name(name: str) -> bool:

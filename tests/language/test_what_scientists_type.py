@@ -415,6 +415,12 @@ PEOPLE: list[Row] = [
         NOTHING_ASKED,
         {"institution": "Universität Mainz"},
     ),
+    # A person who did another part of the work as well as recording.
+    (
+        "experimenters: Aiko Mori & Ben Holt (both recorded, Aiko did the surgery too)",
+        ASKED_FIRST,
+        {"experimenter": "Mori, Aiko; Holt, Ben"},
+    ),
     # The writer beside another recorder, in other languages.
     (
         "Bonjour, c'est Manon Leroy, Université de Lille. J'ai enregistré avec Hugo Petit des potentiels de champ.",
@@ -1107,6 +1113,7 @@ LOCATIONS: list[Row] = [
     ),
     ("registros no hipocampo e córtex entorrinal", ASKED_FIRST, {"location": "hipocampo e córtex entorrinal"}),
     ("enregistrements dans le noyau accumbens de souris", ASKED_FIRST, {"location": "noyau accumbens"}),
+    ("mostly ventral CA3, a few contacts were in the dentate gyrus", ("location",), {"location": "ventral CA3"}),
     ("마우스 편도체에서 패치 클램프 기록", ASKED_FIRST, {"location": "편도체"}),
     ("I'm Omar Haddad, RA at Columbia. EEG in adults.", ASKED_FIRST, {}),
     (

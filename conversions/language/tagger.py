@@ -110,7 +110,8 @@ def _text_range(text: str, words: list[Token], value: str) -> tuple[int, int] | 
     if not value:
         return None
     lowered, wanted = text.casefold(), value.casefold()
-    at = lowered.find(wanted)
+    whole = re.search(rf"(?<!\w){re.escape(wanted)}(?!\w)", lowered)  # "MIT" as a word, not in "Smith"
+    at = whole.start() if whole else lowered.find(wanted)
     if at >= 0:
         start, end = at, at + len(wanted)
     else:

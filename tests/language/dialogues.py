@@ -1367,7 +1367,7 @@ SIXTH_SET: list[Answer] = [
             "experimenter": "Tom Baker",
             "institution": "Oxford",
             "species": "mouse",
-            "experiment_description": "visual cortex",
+            "experiment_description": "Head-fixed mouse, visual cortex",
             "subject_id": "4471",
             "sex": "F",
             "age": "90 days old",

@@ -458,6 +458,8 @@ def binomial_in_prose(text: str, is_word: Callable[[str], bool] = lambda word: F
     names = set()
     for m in _BINOMIAL_IN_PROSE.finditer(text):
         genus, epithet = m.group("name").split()
+        if _ENGLISH_PLURAL.search(epithet) and not _LATIN_EPITHET.fullmatch(epithet):
+            continue  # "Health issues, sorry", "Surgeries were …": an English plural
         # A genus that is a word too ("Octopus vulgaris") counts before a plainly Latin epithet only:
         # "Mouse retina" and "Rat hippocampus" name no species.
         if not is_word(genus.lower()) or (_LATIN_EPITHET.fullmatch(epithet) and not is_word(epithet)):
@@ -465,5 +467,8 @@ def binomial_in_prose(text: str, is_word: Callable[[str], bool] = lambda word: F
     return names.pop() if len(names) == 1 else None
 
 
+# Endings of English plurals that Latin epithets of the species the portal knows by name rarely have
+# ("Ovis aries" and "Pan troglodytes" are read by their names, not as binomials in prose).
+_ENGLISH_PLURAL = re.compile(r"(?:ies|ues|sses|ches|shes|xes)$")
 # Epithets no English word ends like: "vulgaris", "bimaculoides", "gambiae", "smithii", "sinensis".
 _LATIN_EPITHET = re.compile(r"[a-z]{3,}(?:(?<!s)is|oides|ii|ensis|ae)")

@@ -522,7 +522,9 @@ def _with_subject(text: str, parsed: ParsedMessage, subjects: list[SubjectMentio
     first = subjects[0]
     correction = bool(_CORRECTION_MARKER_RE.search(text, 0, first.start) or _CORRECTING_START_RE.match(text))
     fields = {**parsed.fields, "subject_id": first.subject_id}
-    if "species" not in fields and first.noun and _species_of(first.noun):  # "mouse AB-12" names the animal
+    # "mouse AB-12" names the animal; "My advisor" of "My advisor, Prof. Levine … SM-23" does not, though
+    # it has the shape of a binomial that normalize_species takes from a label
+    if "species" not in fields and first.noun and species_mentions(first.noun) and _species_of(first.noun):
         fields["species"] = first.noun
     return replace(
         parsed,
@@ -2573,7 +2575,17 @@ def _field_for(text: str, piece: _Piece, pending: list[str], filled: set[str], a
     name = next((name for name in pending if _fits(name, value)), None)
     if name in ("institution", "lab") and len(asked) > 1 and not _may_be_a_name(value):
         return None  # "Bee 14, female worker": no place of work, and no other field's value either
+    if name == "species" and len(asked) > 1 and not _names_an_animal(value):
+        return None  # "My advisor, Prof. Levine, …": two words in the species' place are not its name
     return name
+
+
+def _names_an_animal(value: str) -> bool:
+    """Whether a phrase with no cue names an animal: one the species list knows, or a binomial written
+    as one ("Fukomys damarensis"); not any two words normalize_species would take for a binomial."""
+    latin = _species_of(value)
+    known = latin is not None and latin.casefold() != " ".join(value.casefold().split())  # "Chick embryo"
+    return known or bool(species_mentions(value)) or prose.binomial_in_prose(value, _vocabulary_word) == value.strip()
 
 
 def _may_be_a_name(value: str) -> bool:

@@ -555,7 +555,10 @@ _ABBREVIATED_RE = re.compile(r"(?<![\w.])(?P<initial>[A-Z])\.\s?(?P<species>[a-z
 def _species_key(phrase: str) -> str | None:
     if phrase in _NOT_IN_PROSE:
         return None
-    for candidate in (phrase, _PLURALS.get(phrase, ""), phrase[:-1] if phrase.endswith("s") else ""):
+    *before, last = phrase.split(" ")
+    singular = _PLURALS.get(last) or (last[:-2] if last.endswith(("ches", "shes", "xes")) else "")
+    whole_singular = " ".join([*before, singular]) if before and singular else ""  # "Bengalese finches"
+    for candidate in (phrase, _PLURALS.get(phrase, ""), phrase[:-1] if phrase.endswith("s") else "", whole_singular):
         if candidate and candidate in _NAMES:
             return candidate
     return None

@@ -875,6 +875,21 @@ SPECIES: list[Row] = [
     ("ECoG in an epilepsy patient", ASKED_FIRST, {"species": "Homo sapiens"}),
     ("two-photon imaging in zebrafish larvae", ASKED_FIRST, {"species": "Danio rerio"}),
     ("recordings in rats and mice", ASKED_FIRST, {}),  # two species: asked, not guessed
+    # two words where an answer to the first request puts the species, or an English plural after a
+    # capital, are no binomial; one written as Latin is
+    ("Ana Ruiz, York University, imaging of V1, SM-23, Our PI, male, P60", ASKED_FIRST, {}),
+    (
+        "Ana Ruiz, York University, imaging of V1, SM-23, Fukomys damarensis, male, P60",
+        ASKED_FIRST,
+        {"species": "Fukomys damarensis"},
+    ),
+    (
+        "Hi! I'm Tom Reed, a student at the Brain Centre, University of Leeds, in England. The recordings were "
+        "done by me. Histology issues, sorry. Subject WO-3, male, 10 weeks.",
+        ASKED_FIRST,
+        {},
+    ),
+    ("chronic recordings in HVC of Bengalese finches, bird BF-9", ASKED_FIRST, {"species": "Lonchura striata"}),
     (
         "tetrode recordings in weakly electric fish (Apteronotus leptorhynchus)",
         ASKED_FIRST,

@@ -291,7 +291,9 @@ _SEX_LETTER_RE = re.compile(
 )
 
 
-_NOT_BEFORE_RE = re.compile(r"(?<![\w'])(?:not|rather\s+than|instead\s+of)\s+(?:an?\s+)?$", _I)
+_NOT_BEFORE_RE = re.compile(
+    r"(?<![\w'])(?:not|rather\s+than|instead\s+of|no|non|não|nao|nicht|pas|niet|nie|ne)\s+(?:an?\s+)?$", _I
+)
 
 
 def sex(text: str) -> Stated | None:

@@ -1252,6 +1252,18 @@ _CORRECTION_MARKER_RE = re.compile(
     _I,
 )
 # A chunk that opens with "no" or "wait" corrects what the portal said ("No, it's Stanford").
+# "la rata es hembra, no macho", "femmina, non maschio", "weiblich, nicht männlich": a part after the
+# first that says what the value is not (a correction would set "no" off: "female, no, male").
+_NEGATED_PART_RE = re.compile(r"\s*(?:not|no|non|não|nao|nicht|pas|niet|nie|ne)\s+(?=[^\W\d_])", _I)
+
+
+def _negated_value(text: str, start: int, end: int) -> bool:
+    """Whether a part says what a subject's value is not ("no macho"); "no stimulus" of a description is
+    read as written."""
+    m = _NEGATED_PART_RE.match(text, start, end)
+    return bool(m) and any(piece.hard for piece in _classify_segment(text, m.end(), end))
+
+
 _CORRECTING_START_RE = re.compile(
     r"\W*(?:no|nope|nah|wait)(?![\w'])(?![\s,]+(?:idea|clue|need|reason|problem|worries|metadata|questions"
     r"|more|thanks))",
@@ -2419,11 +2431,11 @@ class _MessageReader:
         items: list[tuple[int, _Value | tuple[int, int]]] = [(v.start, v) for v in values]
         for span_start, span_end in unlabeled:
             items.extend((s, (s, e)) for s, e in _segments(self.text, span_start, span_end))
-        for _position, item in sorted(items, key=lambda pair: pair[0]):
+        for index, (_position, item) in enumerate(sorted(items, key=lambda pair: pair[0])):
             self.order += 1
             if isinstance(item, _Value):
                 self.labeled.append(item)
-            else:
+            elif not (index and _negated_value(self.text, *item)):
                 self._read_segment(*item)
 
     def _continues_list(self, start: int, end: int) -> bool:

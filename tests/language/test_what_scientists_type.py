@@ -911,6 +911,17 @@ AGES: list[Row] = [
 SEXES: list[Row] = [
     # What it is not is no value; a remark after a dash is no part of it.
     ("the fly is a female, not male", NOTHING_ASKED, {"sex": "F"}),
+    # in other languages too, where "no" or "non" after a comma says it (and no correction is meant)
+    ("Perdona, el ratón es hembra, no macho.", NOTHING_ASKED, {"sex": "F"}),
+    ("il topo è femmina, non maschio", NOTHING_ASKED, {"sex": "F"}),
+    ("Nachtrag: die Maus ist weiblich, nicht männlich", NOTHING_ASKED, {"sex": "F"}),
+    ("la souris est femelle, pas mâle", NOTHING_ASKED, {"sex": "F"}),
+    ("Jane Smith, no need for the PI", ("experimenter",), {"experimenter": "Smith, Jane"}),
+    (
+        "resting activity only, no drug, baseline",
+        ("experiment_description",),
+        {"experiment_description": "resting activity only, no drug, baseline"},
+    ),
     ("Please change the sex to unknown — nobody checked the pups.", NOTHING_ASKED, {"sex": "U"}),
     # "#" before a number is no part of the id (DANDI builds paths from it); a date in characters is no id.
     ("Animal: PV-Cre mouse, #5120, female, 9 weeks", ("subject_id", "species", "sex", "age"), {"subject_id": "5120"}),

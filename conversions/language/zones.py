@@ -328,10 +328,12 @@ def _patterns() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
             ),
             ("local",),
         ),
-        # "14:00 Uhr, Berlin", "7:45 pm, São Paulo", "at 13:10, we're in Sydney": a place right after a clock
+        # "14:00 Uhr, Berlin", "7:45 pm, São Paulo", "at 13:10, we're in Sydney", "at 10 o'clock, Kathmandu",
+        # "10:00 in the morning, we're in Auckland": a place right after a clock
         (
             re.compile(
-                rf"(?<=\d)(?P<lead>\s?(?:[ap]\.?m\.?|uhr|h)?\s?,?\s?(?:we'?re\s|we\sare\s)?(?:in\s)?)(?P<name>{places})(?![\w/])",
+                rf"(?<=\d)(?P<lead>\s?(?:[ap]\.?m\.?|uhr|h|o'?\s?clock)?(?:\s(?:in\s)?the\s(?:morning|afternoon|evening))?"
+                rf"\s?,?\s?(?:we'?re\s|we\sare\s)?(?:in\s)?)(?P<name>{places})(?![\w/])",
                 re.IGNORECASE,
             ),
             (),
@@ -373,6 +375,8 @@ def zone_mentions(text: str) -> list[ZoneMention]:
                 resolved = _SETTLED_BY_COUNTRY.get((m.group("name").lower(), said["country"].lower()))
                 if resolved:  # "09:00 IST (India)": the country says which of the zones
                     zone, end = resolved, said.end()
+            if zone is None:  # "… Bangalore. I recorded … starting 10:30 IST": the one place named says which
+                zone = _settled_by_place(m.group("name"), lowered)
             found.append(ZoneMention(start, end, zone or None, m.group("name")))
     return sorted(found, key=lambda mention: mention.start)
 
@@ -388,6 +392,24 @@ _SETTLED_BY_COUNTRY: dict[tuple[str, str], str] = {
     **{("ast", word): "Asia/Riyadh" for word in ("arabia", "saudi", "riyadh")},
     **{("ast", word): "America/Halifax" for word in ("atlantic", "halifax", "canada")},
 }
+
+
+def _settled_by_place(abbreviation: str, lowered: str) -> str | None:
+    """The one zone of those an abbreviation may mean whose places the message names ("IST" beside
+    "Bangalore" is India's); None when it names none of them, or places of two."""
+    candidates = _CANDIDATE_RE.findall(AMBIGUOUS_ABBREVIATIONS.get(abbreviation.lower(), ""))
+    named = {zone for zone in candidates if _places_of(zone).search(lowered)}
+    return named.pop() if len(named) == 1 else None
+
+
+_CANDIDATE_RE = re.compile(r"\(([A-Za-z_]+/[A-Za-z_]+)\)")
+
+
+@cache
+def _places_of(zone: str) -> re.Pattern[str]:
+    """The place words of one zone, as a pattern for a lowercased, accent-free message."""
+    words = sorted((place for place, its in _places().items() if its == zone), key=len, reverse=True)
+    return re.compile(rf"(?<![\w/])(?:{'|'.join(re.escape(word) for word in words)})(?![\w/])")
 
 
 def _without_accents(text: str) -> str:

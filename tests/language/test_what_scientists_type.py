@@ -944,6 +944,28 @@ SEXES: list[Row] = [
 # --- dates, times and zones in words --------------------------------------------------------------
 
 TIMES: list[Row] = [
+    # a place right after "o'clock" or "in the morning"; an abbreviation of several zones settled by the
+    # one place the message names ("IST" from Pune is India's, from Dublin Ireland's)
+    (
+        "started 9 March 2024 at 11 o'clock, Kathmandu",
+        ("session_start_time",),
+        {"session_start_time": "2024-03-09T11:00:00+05:45", "timezone": "Asia/Kathmandu"},
+    ),
+    (
+        "2 May 2024, 9:30 in the morning, we're in Santiago",
+        ("session_start_time",),
+        {"session_start_time": "2024-05-02T09:30:00-04:00", "timezone": "America/Santiago"},
+    ),
+    (
+        "Meera Pillai, IISER Pune. Recorded on 4 March 2024 from 14:20 IST.",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-03-04T14:20:00+05:30", "timezone": "Asia/Kolkata"},
+    ),
+    (
+        "Recorded in our Dublin lab on 4 July 2024 at 14:20 IST.",
+        NOTHING_ASKED,
+        {"session_start_time": "2024-07-04T14:20:00+01:00", "timezone": "Europe/Dublin"},
+    ),
     # "a.m." with its periods, a zone between the time and the date, a start labelled in German or Spanish.
     (
         "Session began 7.45 a.m. Perth time on 3 June 2024",

@@ -436,6 +436,8 @@ def team(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], b
         recorders.sort(key=lambda n: n.start)
     if _AND_ME_RE.search(text):  # "Recorded by Dr. Jonah Weiss and myself": the writer last
         recorders = [n for n in recorders if "self" not in n.roles] + [n for n in recorders if "self" in n.roles]
+    elif me_at is not None and me_at >= 0:  # "I'm Arjun Nair … Hyun-ji Choi and I recorded": where "I" stands
+        recorders.sort(key=lambda n: me_at if "self" in n.roles else n.start)
     texts = list(dict.fromkeys(n.text for n in recorders))
     words = [set(text.lower().split()) for text in texts]  # "I'm Mark, Mark Sullivan": one person
     texts = [t for t, w in zip(texts, words, strict=True) if not any(w < other for other in words)]

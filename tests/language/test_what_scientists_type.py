@@ -226,9 +226,10 @@ PEOPLE: list[Row] = [
         {"experimenter": "Holm, Anna; Lund, Erik", "institution": "Lund University"},
     ),
     (
+        # the order of the clause that says who recorded, as most writers of the held-out sets keep it
         "I'm Tom Hale from Bristol University, and my colleague Dan Frost and I recorded everything together.",
         ASKED_FIRST,
-        {"experimenter": "Hale, Tom; Frost, Dan", "institution": "Bristol University"},
+        {"experimenter": "Frost, Dan; Hale, Tom", "institution": "Bristol University"},
     ),
     (
         "I'm Sam Cole, postdoc at Yale; recordings were done by me and by our undergrad Ben Ross.",

@@ -81,7 +81,7 @@ _UPLOADER_BEFORE_RE = re.compile(
 )
 _UPLOADER_AFTER_RE = re.compile(r"^[\s,(—–-]*(?:\w+\s*,?\s*){0,2}?(?:just\s+|only\s+)upload", _I)
 _LEAD = (
-    r"(?:pi|p\.i\.|supervisor|lab\s+head|head\s+of\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?lab|group\s+leader"
+    r"(?:pi|p\.i\.|supervisor|advisor|adviser|lab\s+head|head\s+of\s+(?:the\s+)?(?:[\w-]+\s+){0,3}?lab|group\s+leader"
     r"|principal\s+investigator|boss|lead\s+the\s+lab|run\s+the\s+lab|manage\s+the\s+(?:[\w-]+\s+)?lab)"
 )
 _LEAD_BEFORE_RE = re.compile(
@@ -90,15 +90,24 @@ _LEAD_BEFORE_RE = re.compile(
 _LEAD_AFTER_RE = re.compile(
     rf"^\s*(?:\(\s*(?:the\s+|our\s+|my\s+)?{_LEAD}\b[^()]*\)"
     rf"|[,—–-]\s*(?:i'?m\s+|i\s+am\s+)?(?:(?:the|our|my|his|her|a)\s+)?{_LEAD}\b"
-    rf"|(?:\([^()]*\)\s*)?(?:is|was)\s+(?:the|our|my|his|her)\s+{_LEAD}\b"
-    rf"|(?:\([^()]*\)\s*)?(?:only|just)\s+(?:designed|supervised|planned)|(?:\([^()]*\)\s*)?(?:designed|supervised)\b)",
+    rf"|(?:\([^()]*\)\s*)?(?:is|was)\s+(?:(?:the|our|my|his|her)\s+)?{_LEAD}\b"
+    rf"|(?:\([^()]*\)\s*)?,?\s*(?:only|just)\s+(?:designed|supervised|planned)"
+    rf"|(?:\([^()]*\)\s*)?,?\s*(?:designed|supervised)\b)",
     _I,
 )
 _NOT_RECORDER_AFTER_RE = re.compile(
     r"^\s*(?:\([^()]*\)\s*)?,?\s*(?:(?:who|but\s+(?:she|he|they))\s+)?(?:is|was)\s*n[o']t\s+(?:the\s+|an?\s+)?"
     r"(?:experimenter|one\s+who\s+recorded)"
     r"|^\s*(?:\([^()]*\)\s*)?,?\s*(?:(?:who|but\s+(?:she|he|they))\s+)?(?:(?:did|does)\s*n[o']t|never)\s+record"
-    r"|^\s*\(\s*not\s+(?:an?\s+|the\s+)?(?:experimenter|recorder|one\s+who)",
+    r"|^\s*\(\s*not\s+(?:an?\s+|the\s+)?(?:experimenter|recorder|one\s+who)"
+    # "… did not participate in recordings", "…, but he wasn't involved", "(PI) supervising remotely"
+    r"|^\s*(?:\([^()]*\)\s*)?,?\s*(?:(?:who|but\s+(?:she|he|they))\s+)?(?:(?:did|does)\s*n[o']t|never)"
+    r"\s+(?:participate|take\s+part|join)"
+    r"|^\s*(?:\([^()]*\)\s*)?,?\s*(?:(?:who|but\s+(?:she|he|they))\s+)?(?:was|were|is)\s*n[o']t\s+involved"
+    r"|^\s*(?:\([^()]*\)\s*)?,?\s*(?:(?:only|just)\s+)?supervis(?:ed|es|e|ing)\b"
+    # "Dr. Rocha, the neurosurgeon, placed the electrodes": an implant, not the recording
+    r"|^\s*(?:\([^()]*\)\s*)?,?\s*(?:(?:the|our)\s+(?:neuro)?surgeon,?\s+)?(?:who\s+)?(?:placed|implanted|inserted)"
+    r"\s+(?:the\s+|all\s+the\s+)?(?:electrodes?|probes?|implants?|grids?|arrays?|depth\s+electrodes)\b",
     _I,
 )
 # "experimenter", misspelt ("expermenter", "experimentor") or in the users' other languages.
@@ -334,6 +343,7 @@ _SIGNED_AFTER_RE = re.compile(
     r"centre|lab\b|[A-Z]{2,}|\)|$|[.!?\n]))",
 )
 _LEAD_IN_RE = re.compile(rf"\b{_LEAD}\b", _I)
+_NEGATED_BEFORE_RE = re.compile(r"\b(?:no|not|never)\s+$", _I)
 _NEGATED_RE = re.compile(r"\b(?:not|never|no)\b|n't\b", _I)
 _MY_NAME_RE = re.compile(
     r"\bmy\s+(?:own\s+)?(?:name|surname|first\s+name|last\s+name|family\s+name)\b"
@@ -646,6 +656,8 @@ def _read_roles(text: str, names: list[_Name]) -> None:
                 n.roles.add("recorder")
                 n.roles.discard("not")
     for m in _BY_PRONOUN_RE.finditer(text):  # "on behalf of Dr. Laura Bianchi. Recordings were done by her and …"
+        if _NEGATED_BEFORE_RE.search(text, max(0, m.start() - 8), m.start()):
+            continue  # "PI = Dr. Alvarez, no recording by her"
         before = [n for n in names if n.end <= m.start() and "self" not in n.roles]
         if before:
             before[-1].roles.add("recorder")

@@ -61,6 +61,40 @@ INTROS: list[Row] = [
 ]
 
 ROLES: list[Row] = [
+    # who only advised, designed, supervised, placed the electrodes or was not involved did not record
+    (
+        "I'm Ruth Adler, postdoc at the Weizmann Institute. I did the recordings. "
+        "My advisor, Prof. Segal, designed the study.",
+        ASKED_FIRST,
+        {"experimenter": "Adler, Ruth"},
+    ),
+    (
+        "The recordings were done by me (Omar Said) on a rig I share with Tim Holt, but he wasn't involved.",
+        ASKED_FIRST,
+        {"experimenter": "Said, Omar"},
+    ),
+    (
+        "I'm Lea Roth from Leipzig University; I recorded all sessions. "
+        "My advisor Dr. Weiss did not participate in the recordings.",
+        ASKED_FIRST,
+        {"experimenter": "Roth, Lea"},
+    ),
+    (
+        "The recordings were made by our technician, Ana Paz; Dr. Ruiz, the neurosurgeon, placed the electrodes.",
+        ASKED_FIRST,
+        {"experimenter": "Paz, Ana"},
+    ),
+    ("Recording done by Ivo Marek, with Dr. Jana Hrubá (PI) supervising.", ASKED_FIRST, {"experimenter": "Marek, Ivo"}),
+    (
+        "Kim Lee here, I recorded it myself. PI = Dr. Ortiz, no recording by her.",
+        ASKED_FIRST,
+        {"experimenter": "Lee, Kim"},
+    ),
+    (
+        "experimenter is me, Park Ji-woo (Park is family name), and Dr. Kang is PI, not recording.",
+        ASKED_FIRST,
+        {"experimenter": "Park, Ji-woo"},
+    ),
     ("PI: Prof. Elena Russo. Experimenter: Luca Conti.", NOTHING_ASKED, {"experimenter": "Conti, Luca"}),
     ("the recordings were made by our postdoc Tomas Berg", NOTHING_ASKED, {"experimenter": "Berg, Tomas"}),
     (

@@ -55,10 +55,10 @@ def named(text: str, is_known: Callable[[str], bool]) -> str | None:
     names = list(dict.fromkeys(found))
     # "Universität Bern, Institut für Physiologie": a department after its university is part of it.
     names = [name for name in names if not any(other != name and name in other for other in names)]
-    universities = [name for name in names if _has_university_word(name)]
+    universities = [name for name in names if has_university_word(name)]
     if len(names) > 1 and len(universities) == 1:
         units = [name for name in names if name != universities[0]]
-        if _listed_together(text, names) or all(_is_a_unit(name) for name in units):
+        if _listed_together(text, names) or all(is_a_unit(name) for name in units):
             return universities[0]  # "… University in Taiwan, Institute of Neuroscience"
     return names[0] if len(names) == 1 else None
 
@@ -71,7 +71,7 @@ _UNIT_RE = re.compile(
 )
 
 
-def _is_a_unit(name: str) -> bool:
+def is_a_unit(name: str) -> bool:
     return bool(_UNIT_RE.search(name))
 
 
@@ -167,7 +167,7 @@ def _organisation(text: str, run: list[tuple[int, int, str]], is_known: Callable
             word in _UNITS_AFTER
             and index + 1 < len(lowered)
             and lowered[index + 1] in ("of", "for")
-            and any(_has_university_word(w) for w in words[:index])
+            and any(has_university_word(w) for w in words[:index])
         ):
             words, lowered = words[:index], lowered[:index]
             break
@@ -241,7 +241,7 @@ def _in_parentheses_after(name: str) -> re.Pattern[str]:
 _UNITS_AFTER = frozenset({"department", "dept", "institute", "division", "centre", "center"})
 
 
-def _has_university_word(name: str) -> bool:
+def has_university_word(name: str) -> bool:
     return any(w.lower() in _KEYWORDS and (w.lower().startswith("univ") or w.lower() == "tu") for w in name.split())
 
 

@@ -465,7 +465,7 @@ def _tidied(parsed: ParsedMessage, text: str) -> ParsedMessage:
     if "experimenter" in fields:
         fields["experimenter"] = _family_first(text, _whole_given_name(_tidy_people(fields["experimenter"]), text))
     if "institution" in fields:
-        fields["institution"] = _tidy_institution(fields["institution"])
+        fields["institution"] = _tidy_institution(_university_after_its_unit(text, fields["institution"]))
     if "strain" in fields:  # "C57BL/6N from Charles River": the vendor is not the strain
         fields["strain"] = re.sub(
             r"\s*\(?\s*(?:bought|purchased|ordered|obtained)?\s*from\s.*$", "", fields["strain"], flags=_I
@@ -2897,6 +2897,26 @@ _ROLE_WORDS = _vocabulary(
     scholar, fellow, researcher, scientist, professor, manager, engineer, intern, subject, is, head"""
 )
 _STATE_UNIVERSITY_RE = re.compile(r"university\s+of\s+[^\W\d_]+$", _I)
+
+
+def _university_after_its_unit(text: str, value: str) -> str:
+    """The university written right after the institute, centre or faculty read as the institution
+    ("postdoctoral fellow at the Neuroscience Institute, University of Cape Town", "Instituto de Ciências
+    Biomédicas, Universidade Federal do Rio de Janeiro"): the institution is the university."""
+    if not _UNIT_START_RE.match(value) and not institutions.is_a_unit(value):
+        return value
+    at = text.find(value)
+    after = _UNIVERSITY_AFTER_RE.match(text, at + len(value)) if at >= 0 else None
+    if after is None or not institutions.has_university_word(after["university"]):
+        return value
+    return after["university"].strip()
+
+
+_UNIT_START_RE = re.compile(
+    r"(?:the\s)?(?:institut\w*|istitut\w*|centr\w*|center|facult\w*|school|department|departament\w*|dept)\b", _I
+)
+# ", University of Cape Town", " (IFIBYNE), Universidad de Buenos Aires (UBA)": up to the clause's end.
+_UNIVERSITY_AFTER_RE = re.compile(r"\s*(?:\([^()]*\)\s*)?,\s*(?:the\s+)?(?P<university>[^,.;:()\n]+)")
 
 
 def _tidy_institution(value: str) -> str:

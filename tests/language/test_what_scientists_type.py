@@ -634,6 +634,17 @@ SUBJECT_DETAILS: list[Row] = [
 # --- institutions: prepositions, departments, places -----------------------------------------------
 
 INSTITUTIONS: list[Row] = [
+    # the university written after the institute or centre the sentence names first
+    (
+        "Hi, I'm Tunde Ade, a postdoc at the Neuroscience Institute, University of Lagos. I recorded.",
+        ASKED_FIRST,
+        {"institution": "University of Lagos"},
+    ),
+    (
+        "Kiri Tane here, research fellow at the Centre for Brain Research (CBR), University of Auckland.",
+        ASKED_FIRST,
+        {"institution": "University of Auckland"},
+    ),
     # A university with one of its schools or institutes: the university; a city after it is no institution.
     (
         "Lea Brandt, Klinik für Neurologie der Universität Tübingen",

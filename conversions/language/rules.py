@@ -199,7 +199,17 @@ def read_by_rules(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     parsed = _with_prose(blanked, parsed, whole=text)
     parsed = _with_description(blanked, parsed, whole=text, subjects=[(m.start, m.end) for m in subjects])
     parsed = _with_the_sex_of_the_species(_with_age_reference(_with_species(text, _with_location(text, parsed))))
-    return _without_the_strain_elsewhere(parsed)
+    return _without_the_strain_elsewhere(_without_the_contacts(parsed))
+
+
+def _without_the_contacts(parsed: ParsedMessage) -> ParsedMessage:
+    """A description without where the electrodes sat, said after it ("sEEG during a naming task,
+    contacts in the left hippocampus"): that is the recording location, read on its own."""
+    described = parsed.fields.get("experiment_description")
+    kept = _CONTACTS_AT_END_RE.sub("", described) if described else described
+    if kept == described:
+        return parsed
+    return replace(parsed, fields={**parsed.fields, "experiment_description": kept})
 
 
 def _without_the_strain_elsewhere(parsed: ParsedMessage) -> ParsedMessage:
@@ -466,6 +476,8 @@ def _tidied(parsed: ParsedMessage, text: str) -> ParsedMessage:
         fields["experimenter"] = _family_first(text, _whole_given_name(_tidy_people(fields["experimenter"]), text))
     if "institution" in fields:
         fields["institution"] = _tidy_institution(_university_after_its_unit(text, fields["institution"]))
+    if "experiment_description" in fields:  # "sEEG during a naming task, contacts in the left hippocampus"
+        fields["experiment_description"] = _CONTACTS_AT_END_RE.sub("", fields["experiment_description"])
     if "strain" in fields:  # "C57BL/6N from Charles River": the vendor is not the strain
         fields["strain"] = re.sub(
             r"\s*\(?\s*(?:bought|purchased|ordered|obtained)?\s*from\s.*$", "", fields["strain"], flags=_I
@@ -491,6 +503,14 @@ def _tidied(parsed: ParsedMessage, text: str) -> ParsedMessage:
     return replace(
         parsed, fields=fields, corrections=parsed.corrections & set(fields), guessed=parsed.guessed & set(fields)
     )
+
+
+# Where the electrodes sat, said after the experiment: the recording location, no part of the description.
+_CONTACTS_AT_END_RE = re.compile(
+    r"(?<=\w),\s+(?:with\s+)?(?:the\s+)?(?:contacts?|electrodes?|depth\s+electrodes|(?:subdural\s+)?grids?|strips?)"
+    r"\s+(?:(?:were|was|are|is)\s+)?(?:in|on|over|into|at|across)\s+[^,;]+$",
+    re.IGNORECASE,
+)
 
 
 def _without_remark(value: str, *, closed: bool) -> str:

@@ -475,6 +475,12 @@ PEOPLE: list[Row] = [
 # --- descriptions inside sentences -------------------------------------------------------------------
 
 DESCRIPTIONS: list[Row] = [
+    # where the electrodes sat, said after the experiment, is the location, not the description
+    (
+        "Dr. Ana Costa, Hospital de Santa Maria. sEEG during an auditory oddball task, contacts in the right insula.",
+        ASKED_FIRST,
+        {"experiment_description": "sEEG during an auditory oddball task", "location": "right insula"},
+    ),
     (
         "Tetrode recordings in rat subiculum, looking at boundary vector cells. Rat R-12, male.",
         NOTHING_ASKED,

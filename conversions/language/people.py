@@ -336,6 +336,8 @@ _LOWERCASE_PAIR_RE = re.compile(
 
 # "Chris Ahn, Princeton", "Nadia Petit, Univ Bordeaux", "Ewa Mazur (University of Warsaw)", "Jess Park from the
 # Lee lab @ UCSD": a name followed by where the person works signs the message.
+# The separator before a name that closes a message of several parts, as a signature does.
+_PART_BEFORE_RE = re.compile(r"(?:\s[—–|/-]|;)\s*$")
 _SIGNED_AFTER_RE = re.compile(
     r"\s?(?:,\s?[a-zé][\w'’é-]*(?:\s[a-zé][\w'’é-]*){0,2}(?=,))?"  # "Carlos Gutiérrez, postdoc, University of Arizona"
     r"(?:,\s?|\s\(|\s(?:from|at|@)\s(?:the\s)?)(?:[A-Z][\w'’.&-]*|univ\w*|uni\b)"
@@ -699,6 +701,9 @@ def _read_group_roles(text: str, names: list[_Name]) -> None:
         if (first.start <= opening_end + 1 or signed) and text[last.end :].strip(" .!"):  # a bare name answers
             for n in members:
                 n.roles.add("opening")
+        if first.start and not text[last.end :].strip(" .!") and _PART_BEFORE_RE.search(text, 0, first.start):
+            for n in members:
+                n.roles.add("opening")  # "Bat CP-3, female, adult — Goethe University Frankfurt — Lena Vogt"
         cue = _RECORDER_BEFORE_RE.search(before)
         if cue and re.search(r"\bby\b", cue.group(), _I) and not re.search(r"\b(?:me|myself)\b", cue.group(), _I):
             for n in members:

@@ -43,6 +43,7 @@ from tests.language.heldout_q import HELD_OUT_Q
 from tests.language.heldout_r import HELD_OUT_R
 from tests.language.heldout_s import HELD_OUT_S
 from tests.language.heldout_t import HELD_OUT_T
+from tests.language.heldout_u import HELD_OUT_U
 
 HeldOut = tuple[str, tuple[str, ...], dict[str, str]]
 
@@ -67,6 +68,7 @@ HELD_OUT_SETS: dict[str, list[HeldOut]] = {
     "R": HELD_OUT_R,
     "S": HELD_OUT_S,
     "T": HELD_OUT_T,
+    "U": HELD_OUT_U,
 }
 
 # What the reader scored on each set before any rule was changed for it. Set A was scored by the
@@ -175,6 +177,16 @@ HELD_OUT_SETS: dict[str, list[HeldOut]] = {
 # unread until then, was scored once by the reader of commit 09c4ec8 (the tagger trained on A to S):
 # 92.2 %; the rules alone 90.1 % (1458/1619), the reader from the start of the round 92.0 % (1493/1622).
 # Five of T's golds had left out the species of patients, volunteers and a worm; corrected, 92.5 %.
+#
+# Sets U and V were written at the same time, by two writers who saw neither the rules nor any set,
+# under a brief written again from the conventions above (U asked for chatty introductions, people
+# with several roles and institutions wrapped in departments; V for terse, form-like messages,
+# patch-clamp and imaging labs, unusual species, start times and corrections). That brief also named
+# weight and genotype, which the portal does not ask for: those 31 entries of U were left out of the
+# golds before any scoring. The reader was first changed for classes seen in S and T (a description
+# the rules only guessed is redrawn where the tagger finds it); U was then scored once by the reader of
+# commit b62e45d (rules and the tagger trained on A to T): 90.2 %; the rules alone 88.9 % (1619/1821),
+# the reader from the start of that round (commit f468dd5) 90.1 % (1641/1822).
 FIRST_RUN: dict[str, str] = {
     "A": "53.7% (699/1302)",
     "B": "82.0% (1008/1230)",
@@ -196,6 +208,7 @@ FIRST_RUN: dict[str, str] = {
     "R": "88.9% (1540/1732)",
     "S": "88.5% (1415/1598)",
     "T": "92.2% (1496/1622)",
+    "U": "90.2% (1644/1822)",
 }
 
 # Fields added after the sets were written, whose value follows from what the gold already holds: an

@@ -17,8 +17,10 @@ from tests.language.llm_responses import TIMEOUT, RecordedApi
 
 # What the portal's first question asks for.
 ASKED = [*CRITICAL_FIELDS, *SUBJECT_FIELDS]
+# A message the reader does not read (its tagger now finds "the person who did the recording is my
+# postdoc jane smith", so that is no longer written here).
 MESSY = (
-    "ok so the person who did the recording is my postdoc jane smith and we are the wellcome crick lot, "
+    "ok so whoever did the recording, thats my postdoc jane smith lol and we are the wellcome crick lot, "
     "mice watching drifting gratings while we poked V1"
 )
 

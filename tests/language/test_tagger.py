@@ -9,7 +9,7 @@ import pytest
 
 from conversions.language import tagger
 from conversions.language.rules import TAGGER_REDRAWN, Intent, parse_message, read_by_rules, runs_over_other_values
-from tests.language.heldout import HELD_OUT_SETS
+from tests.language.heldout import HELD_OUT_SETS, same_value
 
 ASKED_FIRST = ("experimenter", "institution", "experiment_description", "subject_id", "species", "sex", "age")
 
@@ -74,10 +74,12 @@ def test_the_tagger_fills_a_field_the_rules_missed_as_a_guess() -> None:
     ],
 )
 def test_a_description_the_rules_only_guessed_is_redrawn_where_the_tagger_finds_it(text: str, described: str) -> None:
+    # compared as the held-out sets compare free text: the models may end a span a word later
     rules = read_by_rules(text, asking_for=ASKED_FIRST)
-    assert "experiment_description" in rules.guessed and rules.fields["experiment_description"] != described
+    assert "experiment_description" in rules.guessed
+    assert not same_value("experiment_description", rules.fields["experiment_description"], described)
     parsed = parse_message(text, asking_for=ASKED_FIRST)
-    assert parsed.fields["experiment_description"] == described
+    assert same_value("experiment_description", parsed.fields["experiment_description"], described)
     assert "experiment_description" in parsed.guessed
 
 

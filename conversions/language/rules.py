@@ -1187,7 +1187,7 @@ _REVERSE_LABEL_RE = re.compile(
     _I,
 )
 _MENTION_RE = re.compile(rf"(?<![\w'])(?:{_phrases(_MENTIONS)})(?![\w'])", _I)
-_CHUNK_END_RE = re.compile(r"\n|;|[.!?]+(?=\s|$)")
+_CHUNK_END_RE = re.compile(r"\n|;|[.!?]+(?=\s|$)|(?<=\s)[|·•](?=\s)")
 _GERMAN_DAY_RE = re.compile(r"(?<![\w.])\d{1,2}$")
 _MONTH_NEXT_RE = re.compile(rf"\s(?:{prose.MONTH}|{FOREIGN_MONTH})\b", _I)
 # "Jane Smith - MIT - V1 recording" too; a colon only after a request or a heading (see _segments).
@@ -2042,12 +2042,28 @@ def _chunks(text: str) -> list[tuple[int, int]]:
     for m in _CHUNK_END_RE.finditer(text):
         if m.group().startswith(".") and _ends_with_abbreviation(text, start, m.start()):
             continue
+        if m.group() in _BARS:
+            if not _bar_inside_a_part(text, start, m.start()):
+                spans.append((start, m.start()))  # the bar belongs to neither part
+                start = m.end()
+            continue
         if m.group() == "." and _GERMAN_DAY_RE.search(text, 0, m.start()) and _MONTH_NEXT_RE.match(text, m.end()):
             continue  # "am 7. Mai 2024": a German day of the month, not a sentence's end
         spans.append((start, m.end()))
         start = m.end()
     spans.append((start, len(text)))
     return [(s, e) for s, e in spans if text[s:e].strip()]
+
+
+_BARS = frozenset("|·•")
+
+
+def _bar_inside_a_part(text: str, start: int, at: int) -> bool:
+    """Whether a bar at `at` sets a label off from its value ("Experimenter | Ingrid Aas") or is a
+    cell of a table ("| experimenter | Keiko Sato |"), where it ends no part of the message."""
+    line = text[text.rfind("\n", 0, at) + 1 :].lstrip()
+    before = text[start:at].strip(" |·•").lower()
+    return line.startswith("|") or before.rstrip(":") in _LABELS
 
 
 def _segments(text: str, start: int, end: int) -> list[tuple[int, int]]:

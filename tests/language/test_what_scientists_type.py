@@ -12,6 +12,7 @@ from tests.language.heldout import same_value, stored_values
 
 ASKED_FIRST = ("experimenter", "institution", "experiment_description", "subject_id", "species", "sex", "age")
 NOTHING_ASKED: tuple[str, ...] = ()
+SUBJECT = ("subject_id", "species", "sex", "age")
 
 Row = tuple[str, tuple[str, ...], dict[str, str]]
 
@@ -640,6 +641,17 @@ SUBJECT_DETAILS: list[Row] = [
 # --- institutions: prepositions, departments, places -----------------------------------------------
 
 INSTITUTIONS: list[Row] = [
+    # a bar or a middle dot ends a labelled value; a bar after a label, or in a table, sets off its value
+    (
+        "ppl: Lena Roth, Ali Kaya | inst: TU Dresden | exp: 2P imaging in mouse V1 | M-4 | F | P30",
+        ASKED_FIRST,
+        {"institution": "TU Dresden"},
+    ),
+    (
+        "Experimenter | Ingrid Berg ; Institution | University of Tromsø",
+        ASKED_FIRST,
+        {"institution": "University of Tromsø"},
+    ),
     # the university written after the institute or centre the sentence names first
     (
         "Hi, I'm Tunde Ade, a postdoc at the Neuroscience Institute, University of Lagos. I recorded.",
@@ -961,6 +973,8 @@ AGES: list[Row] = [
 ]
 
 SEXES: list[Row] = [
+    ("Mouse ID: TRAP9-2 · Sex: F · Age: P90 · Genotype: Fos-CreERT2/+", SUBJECT, {"sex": "F", "age": "P90D"}),
+    ("ppl: Lena Roth | inst: TU Dresden | exp: 2P imaging in mouse V1 | M-4 | F | P30", ASKED_FIRST, {"sex": "F"}),
     # What it is not is no value; a remark after a dash is no part of it.
     ("the fly is a female, not male", NOTHING_ASKED, {"sex": "F"}),
     # in other languages too, where "no" or "non" after a comma says it (and no correction is meant)

@@ -730,6 +730,7 @@ _LABELS: dict[str, _Label] = {
     "who": _Label("experimenter", _S, generic=True),
     "names": _Label("experimenter", _S, generic=True),
     "recorder": _Label("experimenter", _C),
+    "recordist": _Label("experimenter", _C),  # an EEG lab's word for who ran the recording
     "recorded": _Label("experimenter", _S, generic=True),
     "made by": _Label("experimenter", _P, needs_cue=True),
     "on behalf of": _Label("experimenter", _P, needs_cue=True),
@@ -2153,7 +2154,11 @@ def _label_match(text: str, m: re.Match[str], start: int, end: int) -> _LabelMat
     if m.group("label").lower() in ("exp", "exp.", "expt"):
         said = _EXP_VALUE_RE.match(text, m.end(), end)
         first = re.split(r",|\s(?:and|&|\+)\s", said["value"])[0].strip() if said else ""
-        if said and _names_a_method(said["value"]) and not (_person(first) or _plain_name(first)):
+        if (
+            said
+            and (_names_a_method(said["value"]) or _describes_experiment(said["value"]))
+            and not (_person(first) or _plain_name(first))
+        ):
             label = _LABELS["experiment"]  # "exp = Neuropixels in mouse insular cortex": the experiment, not who
     verb = bool(m.group("verb"))
     before = m.start() - 1

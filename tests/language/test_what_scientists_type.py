@@ -62,6 +62,16 @@ INTROS: list[Row] = [
 ]
 
 ROLES: list[Row] = [
+    # "exp:" before a phrase that describes is the experiment; "recordist" names who recorded
+    (
+        "exp: sleep spindles in the reticular nucleus, optotagged SST cells | by Omar Haddad | McGill",
+        ASKED_FIRST,
+        {
+            "experimenter": "Haddad, Omar",
+            "experiment_description": "sleep spindles in the reticular nucleus, optotagged SST cells",
+        },
+    ),
+    ("recordist: Ewa Lis | exp: opto-tagging of neurons in the LH", ASKED_FIRST, {"experimenter": "Lis, Ewa"}),
     # who only advised, designed, supervised, placed the electrodes or was not involved did not record
     (
         "I'm Ruth Adler, postdoc at the Weizmann Institute. I did the recordings. "

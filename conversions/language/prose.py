@@ -291,9 +291,9 @@ _SEX_LETTER_RE = re.compile(
 )
 
 
-_NOT_BEFORE_RE = re.compile(
-    r"(?<![\w'])(?:not|rather\s+than|instead\s+of|no|non|não|nao|nicht|pas|niet|nie|ne)\s+(?:an?\s+)?$", _I
-)
+# "not" in the users' languages, before the value a sentence rules out.
+NEGATION = r"(?:not|no|non|não|nao|nicht|pas|niet|nie|ne)"
+_NOT_BEFORE_RE = re.compile(rf"(?<![\w'])(?:{NEGATION}|rather\s+than|instead\s+of)\s+(?:an?\s+)?$", _I)
 
 
 def sex(text: str) -> Stated | None:

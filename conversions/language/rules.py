@@ -240,7 +240,7 @@ def parse_message(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     parsed = read_by_rules(text, asking_for=asking_for)
     if parsed.intents & _NOT_ABOUT_THE_SUBJECT or not tagger.available():
         return parsed
-    return _with_tagged_spans(text, tuple(name for name in asking_for if name in FIELDS), parsed)
+    return _without_the_contacts(_with_tagged_spans(text, tuple(name for name in asking_for if name in FIELDS), parsed))
 
 
 # How sure a field's model must be of a span (its lowest label marginal) to add a value the rules did
@@ -476,8 +476,6 @@ def _tidied(parsed: ParsedMessage, text: str) -> ParsedMessage:
         fields["experimenter"] = _family_first(text, _whole_given_name(_tidy_people(fields["experimenter"]), text))
     if "institution" in fields:
         fields["institution"] = _tidy_institution(_university_after_its_unit(text, fields["institution"]))
-    if "experiment_description" in fields:  # "sEEG during a naming task, contacts in the left hippocampus"
-        fields["experiment_description"] = _CONTACTS_AT_END_RE.sub("", fields["experiment_description"])
     if "strain" in fields:  # "C57BL/6N from Charles River": the vendor is not the strain
         fields["strain"] = re.sub(
             r"\s*\(?\s*(?:bought|purchased|ordered|obtained)?\s*from\s.*$", "", fields["strain"], flags=_I
@@ -1275,7 +1273,7 @@ _CORRECTION_MARKER_RE = re.compile(
 # A chunk that opens with "no" or "wait" corrects what the portal said ("No, it's Stanford").
 # "la rata es hembra, no macho", "femmina, non maschio", "weiblich, nicht männlich": a part after the
 # first that says what the value is not (a correction would set "no" off: "female, no, male").
-_NEGATED_PART_RE = re.compile(r"\s*(?:not|no|non|não|nao|nicht|pas|niet|nie|ne)\s+(?=[^\W\d_])", _I)
+_NEGATED_PART_RE = re.compile(rf"\s*{prose.NEGATION}\s+(?=[^\W\d_])", _I)
 
 
 def _negated_value(text: str, start: int, end: int) -> bool:

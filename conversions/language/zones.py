@@ -397,12 +397,10 @@ _SETTLED_BY_COUNTRY: dict[tuple[str, str], str] = {
 def _settled_by_place(abbreviation: str, lowered: str) -> str | None:
     """The one zone of those an abbreviation may mean whose places the message names ("IST" beside
     "Bangalore" is India's); None when it names none of them, or places of two."""
-    candidates = _CANDIDATE_RE.findall(AMBIGUOUS_ABBREVIATIONS.get(abbreviation.lower(), ""))
+    key = abbreviation.lower()
+    candidates = {zone for (name, _), zone in _SETTLED_BY_COUNTRY.items() if name == key}
     named = {zone for zone in candidates if _places_of(zone).search(lowered)}
     return named.pop() if len(named) == 1 else None
-
-
-_CANDIDATE_RE = re.compile(r"\(([A-Za-z_]+/[A-Za-z_]+)\)")
 
 
 @cache

@@ -212,16 +212,16 @@ METADATA_MESSAGE = (
 def session_at_the_plan(user: Any, root: Path, *, timeout_s: float = 300.0) -> Any:
     """A new session of `user` whose files link to the recording under `root` (nothing is copied),
     detected by a worker, with METADATA_MESSAGE given: it waits for the plan's approval."""
-    from conversions import services
     from conversions.models import ConversionSession
+    from conversions.services import sessions
 
-    session = services.create_session(user=user)
+    session = sessions.create_session(user=user)
     files = sorted(path.relative_to(root) for path in root.rglob("*") if path.is_file())
     for relative in files:
         link = session.source_directory / relative
         link.parent.mkdir(parents=True, exist_ok=True)
         link.symlink_to(root / relative)
-    services.register_placed_files(
+    sessions.register_placed_files(
         session=session, user=user, relative_paths=[path.as_posix() for path in files], how="benchmark"
     )
     session = wait_until(
@@ -229,7 +229,7 @@ def session_at_the_plan(user: Any, root: Path, *, timeout_s: float = 300.0) -> A
         timeout_s,
         f"session {session.id} to be detected",
     )
-    turn = services.post_message(session=session, user=user, text=METADATA_MESSAGE)
+    turn = sessions.post_message(session=session, user=user, text=METADATA_MESSAGE)
     if turn.session.awaiting != "approval":
         raise SystemExit(f"no plan after the metadata message: {turn.replies[-1].text if turn.replies else ''}")
     return turn.session

@@ -5,7 +5,7 @@ One child process with the portal's settings runs `--pairs` pairs, alternating w
 
 - `alone`: `convert_recording(...)` called directly, with the arguments the conversion job passes it
   (the session's detection, streams, metadata and time zone), writing to a file of its own;
-- `portal`: a user approves the plan (`services.perform_action(action="approve")`) and the clock
+- `portal`: a user approves the plan (`sessions.perform_action(action="approve")`) and the clock
   stops when the status event that ends the step (waiting for the user, or completed) reaches a
   listener on the session's channel group, as it reaches an open page. In between: the approve
   turn, the queue, the conversion job (claim, the same conversion, progress rows and notifications,
@@ -249,15 +249,16 @@ def _approve_and_wait(session: Any, user: Any, output: Path) -> dict[str, Any]:
 
     from channels.layers import get_channel_layer
 
-    from conversions import notify, services
     from conversions.models import ConversionAttempt
+    from conversions.realtime import notify
+    from conversions.services import sessions
 
     async def approve() -> tuple[float, float, str]:
         layer = get_channel_layer()
         channel = await layer.new_channel()
         await layer.group_add(notify.group_name(session.id), channel)
         started_wall, started = time.time(), time.perf_counter()
-        await asyncio.to_thread(services.perform_action, session=session, user=user, action="approve")
+        await asyncio.to_thread(sessions.perform_action, session=session, user=user, action="approve")
         while True:
             event = (await asyncio.wait_for(layer.receive(channel), timeout=600))["event"]
             if event["type"] == "status" and event["status"] not in ("converting", "validating"):

@@ -103,11 +103,11 @@ def _one_run(
 ) -> dict[str, Any]:
     import psutil
 
-    from conversions import services
     from conversions.models import ConversionAttempt
+    from conversions.services import sessions
 
     user, session = _session_at_the_plan(root)
-    services.perform_action(session=session, user=user, action="approve")
+    sessions.perform_action(session=session, user=user, action="approve")
     attempt = wait_until(
         lambda: ConversionAttempt.objects.filter(session=session, state="running", progress__gt=0).first(),
         300,

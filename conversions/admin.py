@@ -22,7 +22,7 @@ from conversions.models import (
     Subject,
     ValidationIssue,
 )
-from conversions.review import debug_bundle
+from conversions.services.review import debug_bundle
 
 
 class MembershipInline(admin.TabularInline):
@@ -126,12 +126,12 @@ class ConversionSessionAdmin(admin.ModelAdmin):
 
     @admin.display(description="review")
     def review_link(self, obj: ConversionSession) -> str:
-        """The staff review page (conversions.review_views): transcript, attempts and actions."""
+        """The staff review page (conversions.web.review): transcript, attempts and actions."""
         return format_html('<a href="{}">Review page</a>', reverse("review_session", args=[obj.id]))
 
     @admin.action(description="Download the debug bundle (JSON) of the selected sessions")
     def download_debug_bundle(self, request: HttpRequest, queryset: QuerySet[ConversionSession]) -> HttpResponse:
-        """Everything about the sessions an expert needs (conversions.review), as one JSON file."""
+        """Everything about the sessions an expert needs (conversions.services.review), as one JSON file."""
         bundles = [debug_bundle(session) for session in queryset.select_related("owner", "lab")]
         body = json.dumps(bundles[0] if len(bundles) == 1 else bundles, indent=2, default=str)
         name = (

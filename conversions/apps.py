@@ -12,3 +12,5 @@ class ConversionsConfig(AppConfig):
 
         # Also on the admin's bulk delete, which never calls Model.delete().
         post_delete.connect(remove_session_files, sender=ConversionSession, dispatch_uid="remove_session_files")
+        # Registers the Celery tasks in every process (web and worker): the outbox sends them by name.
+        import conversions.workers.tasks  # noqa: F401

@@ -505,7 +505,7 @@ class LlmCall(models.Model):
 
 class OutboxJob(models.Model):
     """A job for the workers, written in the same transaction as the change that needs it, and handed
-    to the queue once that commits (conversions.outbox). A job the queue could not take (the broker
+    to the queue once that commits (conversions.services.outbox). A job the queue could not take (the broker
     was down) or lost (the broker restarted empty) is handed again by the recovery that scans this
     table, so a change is never saved without the job that carries it out."""
 

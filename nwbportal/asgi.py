@@ -15,8 +15,8 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 
-from conversions.routing import websocket_urlpatterns  # noqa: E402
-from conversions.ws_auth import OriginCheckMiddleware, TokenAuthMiddleware  # noqa: E402
+from conversions.realtime.auth import OriginCheckMiddleware, TokenAuthMiddleware  # noqa: E402
+from conversions.realtime.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
@@ -29,7 +29,7 @@ if settings.EMBEDDED_WORKER:
     from nwbportal.embedded import start_embedded_worker, start_housekeeping
 
     start_embedded_worker(concurrency=settings.EMBEDDED_WORKER_CONCURRENCY)
-    from conversions.jobs import recover_stalled_jobs
+    from conversions.workers.jobs import recover_stalled_jobs
 
     recover_stalled_jobs(everything=True)
     start_housekeeping(interval_s=600.0)

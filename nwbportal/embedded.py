@@ -90,7 +90,7 @@ def start_embedded_worker(*, concurrency: int) -> None:
 def _warm_up_and_start(worker: Any) -> None:
     """Celery sends `worker_ready`, where `celery worker` processes warm up, only from its command
     line worker; this one warms up here, before it takes its first job."""
-    from conversions.tasks import warm_up_worker
+    from conversions.workers.tasks import warm_up_worker
 
     try:
         warm_up_worker()
@@ -105,12 +105,12 @@ def start_housekeeping(*, interval_s: float) -> None:
     staff about sessions that need a human) are queued on the embedded worker."""
 
     def loop() -> None:
-        from conversions import tasks
+        from conversions.services import outbox
 
         while True:
             try:
-                tasks.close_idle_sessions.delay()
-                tasks.sweep_review_queue.delay()
+                outbox.start_housekeeping("close_idle_sessions")
+                outbox.start_housekeeping("sweep_review_queue")
             except Exception:  # never let housekeeping take the server down
                 logger.exception("housekeeping failed")
             stop.wait(interval_s)

@@ -71,9 +71,11 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
+    # A domain error a page's view raises becomes its page (conversions/http_errors.py).
+    "conversions.http_errors.PortalErrorPages",
     # A NUL or a lone surrogate in any field is answered with 400, never stored (nwbportal/middleware.py).
     "nwbportal.middleware.RefuseUnstorableText",
-    # Last, as django-axes asks: turns a locked-out sign-in into its 429 (conversions.authentication).
+    # Last, as django-axes asks: turns a locked-out sign-in into its 429 (conversions.services.authentication).
     "axes.middleware.AxesMiddleware",
 ]
 
@@ -151,14 +153,14 @@ AUTHENTICATION_BACKENDS = [
     # First, as django-axes asks: it refuses a locked-out account or address before anything else.
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
-    "conversions.authentication.TokenBackend",
+    "conversions.services.authentication.TokenBackend",
 ]
 # Failed sign-ins (passwords and API keys), counted per account and per address
-# (conversions.authentication): this many within the cool-off lock the account or address out for it.
+# (conversions.services.authentication): this many within the cool-off lock the account or address out for it.
 AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=10)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("LOGIN_LOCKOUT_MINUTES", default=15))
-AXES_LOCKOUT_PARAMETERS = "conversions.authentication.lockout_parameters"
-AXES_LOCKOUT_CALLABLE = "conversions.authentication.lockout_response"
+AXES_LOCKOUT_PARAMETERS = "conversions.services.authentication.lockout_parameters"
+AXES_LOCKOUT_CALLABLE = "conversions.services.authentication.lockout_response"
 # A success does not wipe the failures: axes would wipe those of every account tried from the same
 # address, so one's own sign-in would reset the count on someone else's.
 AXES_RESET_ON_SUCCESS = False
@@ -216,7 +218,7 @@ VALIDATION_TIME_LIMIT = VALIDATION_SOFT_TIME_LIMIT + 60
 # A running job marks itself alive every JOB_HEARTBEAT_SECONDS, from a thread of its own; one not
 # marked for JOB_STALL_SECONDS is lost (worker killed, machine gone) and runs again at once, up to
 # JOB_MAX_RUNS runs, then the session is flagged for review. The recovery that finds lost jobs, and
-# sends the jobs the queue never took (conversions.outbox), runs every RECOVERY_INTERVAL_SECONDS: a
+# sends the jobs the queue never took (conversions.services.outbox), runs every RECOVERY_INTERVAL_SECONDS: a
 # lost job starts again within JOB_STALL_SECONDS + RECOVERY_INTERVAL_SECONDS.
 JOB_HEARTBEAT_SECONDS = env.float("JOB_HEARTBEAT_SECONDS", default=5.0)
 JOB_STALL_SECONDS = env.int("JOB_STALL_SECONDS", default=30)
@@ -311,7 +313,7 @@ NOTIFY_IN_BACKGROUND = not EMBEDDED
 EMBEDDED_WORKER = EMBEDDED and env.bool("EMBEDDED_WORKER", default=True)
 EMBEDDED_WORKER_CONCURRENCY = env.int("EMBEDDED_WORKER_CONCURRENCY", default=2)
 # Jobs run at this nice value (0 to 19, higher is kinder), below the web processes, so the chat stays
-# quick while conversions take the cores (conversions.tasks.lower_priority).
+# quick while conversions take the cores (conversions.workers.tasks.lower_priority).
 WORKER_NICENESS = env.int("WORKER_NICENESS", default=10)
 
 # Orchestrator limits (seed 000 §3, seeds 001/002).

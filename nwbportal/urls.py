@@ -7,7 +7,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("api/", api.urls),
-    path("", include("conversions.urls")),
+    path("", include("conversions.web.urls")),
 ]
 
 # A database out of reach is a 503 that says so, not a bare 500 (nwbportal.views.server_error).

@@ -13,8 +13,8 @@ import pytest
 from channels.testing import WebsocketCommunicator
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from conversions import services
 from conversions.models import ConversionAttempt, ConversionSession
+from conversions.services import sessions
 from tests.conftest import World
 
 ALLOWED = {"ada": True, "ben": False, "mia": True, "carl": False, "staff": True}
@@ -23,7 +23,7 @@ PEOPLE = [*ALLOWED, None]
 
 @pytest.fixture
 def session(world: World) -> ConversionSession:
-    return services.create_session(user=world.users["ada"])
+    return sessions.create_session(user=world.users["ada"])
 
 
 def _expected(person: str | None, ok: int) -> int:
@@ -70,7 +70,7 @@ def test_upload(world: World, session: ConversionSession, person: str | None) ->
 
 @pytest.mark.parametrize("person", PEOPLE)
 def test_remove_file(world: World, session: ConversionSession, person: str | None) -> None:
-    services.add_files(
+    sessions.add_files(
         session=session, user=world.users["ada"], uploads=[SimpleUploadedFile("a.txt", b"x")], relative_paths=[]
     )
     response = world.client(person).delete(f"/api/sessions/{session.id}/files/a.txt")
@@ -187,7 +187,7 @@ async def test_websocket(live_world: World, person: str | None) -> None:
 
     from nwbportal.asgi import application
 
-    session = await sync_to_async(services.create_session)(user=live_world.users["ada"])
+    session = await sync_to_async(sessions.create_session)(user=live_world.users["ada"])
     communicator = WebsocketCommunicator(
         application, f"/ws/sessions/{session.id}/", headers=_headers(live_world, person)
     )
@@ -213,7 +213,7 @@ async def test_websocket_refuses_a_foreign_origin(live_world: World) -> None:
 
     from nwbportal.asgi import application
 
-    session = await sync_to_async(services.create_session)(user=live_world.users["ada"])
+    session = await sync_to_async(sessions.create_session)(user=live_world.users["ada"])
     headers = [*_headers(live_world, "ada"), (b"origin", b"https://evil.example.com")]
     communicator = WebsocketCommunicator(application, f"/ws/sessions/{session.id}/", headers=headers)
     connected, code = await communicator.connect()

@@ -181,8 +181,8 @@ def test_downloading_before_any_conversion(world: World) -> None:
 
 
 def test_what_detection_found_is_forgotten_when_the_files_change(world: World) -> None:
-    from conversions import services
     from conversions.models import ConversionSession
+    from conversions.services import sessions
 
     client = world.client("ada")
     session_id = client.post("/api/sessions", {}, content_type="application/json").json()["id"]
@@ -207,8 +207,8 @@ def test_what_detection_found_is_forgotten_when_the_files_change(world: World) -
             ],
         },
     )
-    session = services.get_session(world.users["ada"], session_id)
-    services.remove_file(session=session, user=world.users["ada"], relative_path="run/x.bin")
+    session = sessions.get_session(world.users["ada"], session_id)
+    sessions.remove_file(session=session, user=world.users["ada"], relative_path="run/x.bin")
     body = client.get(f"/api/sessions/{session_id}").json()
     assert (body["status"], body["format"]) == ("idle", "")
     retry = client.post(f"/api/sessions/{session_id}/actions", {"action": "retry"}, content_type="application/json")

@@ -14,10 +14,10 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from conversions.api import STATUS_GROUPS
+from conversions.api.schemas import STATUS_GROUPS
 from conversions.models import ConversionAttempt, ConversionSession, Lab, Membership, SourceFile
 from conversions.orchestrator.state import Awaiting, Status
-from conversions.views import AWAITING_WORDS, STATUS_WORDS
+from conversions.web.sessions import AWAITING_WORDS, STATUS_WORDS
 from tests.conftest import World
 
 

@@ -8,17 +8,17 @@ import warnings
 import pytest
 from asgiref.testing import ApplicationCommunicator
 
-from conversions import services
 from conversions.models import ConversionAttempt, ConversionSession
+from conversions.services import sessions
 from tests.conftest import World
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _converted(world: World, size: int) -> tuple[ConversionSession, bytes]:
-    session = services.create_session(user=world.users["ada"])
+    session = sessions.create_session(user=world.users["ada"])
     attempt = ConversionAttempt.objects.create(session=session, number=1, state=ConversionAttempt.State.SUCCEEDED)
-    path = services.attempt_output_path(session, attempt)
+    path = sessions.attempt_output_path(session, attempt)
     path.parent.mkdir(parents=True, exist_ok=True)
     content = os.urandom(size)
     path.write_bytes(content)

@@ -149,7 +149,7 @@ def test_a_retry_kept_by_a_worker_that_is_then_killed_is_sent_again(
     with it, and Redis would hand it out again only after its visibility timeout (hours): the
     recovery sees the job overdue, in no live worker's hands and no longer in the queue, and sends it
     again to the worker still there."""
-    from conversions import jobs
+    from conversions.workers import jobs
 
     folder = write_spikeglx(tmp_path / "rec", run="eta", duration_s=0.5, seed=7)["ap_bin"].parent
     settings.JOB_RETRY_BACKOFF_SECONDS = 6

@@ -8,7 +8,7 @@ import threading
 
 from django.conf import settings
 
-from conversions.tasks import lower_priority
+from conversions.workers.tasks import lower_priority
 
 
 def _niceness() -> int:
@@ -33,7 +33,7 @@ def test_a_job_thread_steps_back_and_the_others_do_not() -> None:
 
 
 def test_a_task_applied_in_the_callers_thread_leaves_it_as_it_was() -> None:
-    from conversions.tasks import recover_stalled_jobs
+    from conversions.workers.tasks import recover_stalled_jobs
 
     seen: dict[str, int] = {}
 

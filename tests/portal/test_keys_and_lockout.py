@@ -16,8 +16,8 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 
-from conversions import services
 from conversions.models import ApiToken, AuditEvent
+from conversions.services import sessions
 from tests.conftest import World
 
 PEOPLE = ["ada", "ben", "mia", "carl", "staff", None]
@@ -280,7 +280,7 @@ def test_the_command_line_lifts_a_lockout_too(world: World) -> None:
 async def test_a_locked_out_address_is_refused_on_the_websocket_with_its_own_code(live_world: World) -> None:
     from nwbportal.asgi import application
 
-    session = await sync_to_async(services.create_session)(user=live_world.users["ada"])
+    session = await sync_to_async(sessions.create_session)(user=live_world.users["ada"])
 
     async def connect(key: str) -> int:
         headers = [(b"authorization", f"Token {key}".encode())]

@@ -11,8 +11,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from conversions import registry
 from conversions.models import AuditEvent, ConversionSession, Lab, Membership, Subject
+from conversions.services import labs
 from tests.conftest import World, real_data, wait_for_status
 
 PEOPLE = ["ada", "ben", "mia", "carl", "staff", None]
@@ -524,11 +524,11 @@ def test_settings_and_registry_changes_are_audited(world: World, lab: Lab) -> No
 def test_subject_facts_match_ids_whatever_the_case_and_spaces(world: World, lab: Lab) -> None:
     Subject.objects.create(lab=lab, subject_id="Rat7", species="Rattus norvegicus", date_of_birth=date(2024, 1, 10))
     Subject.objects.create(lab=world.other_lab, subject_id="gerbil1", species="Meriones unguiculatus")
-    assert registry.subject_facts(lab, "  rat7 ") == {"species": "Rattus norvegicus", "date_of_birth": "2024-01-10"}
-    assert registry.subject_facts(lab, "MOUSE001") == {"species": "Mus musculus", "sex": "M"}
-    assert registry.subject_facts(lab, "gerbil1") == {}, "another lab's subject is not this lab's"
-    assert registry.subject_facts(lab, "nobody") == {}
-    assert registry.subject_facts(lab, "  ") == {}
+    assert labs.subject_facts(lab, "  rat7 ") == {"species": "Rattus norvegicus", "date_of_birth": "2024-01-10"}
+    assert labs.subject_facts(lab, "MOUSE001") == {"species": "Mus musculus", "sex": "M"}
+    assert labs.subject_facts(lab, "gerbil1") == {}, "another lab's subject is not this lab's"
+    assert labs.subject_facts(lab, "nobody") == {}
+    assert labs.subject_facts(lab, "  ") == {}
 
 
 # --- defaults reaching new sessions ---------------------------------------------------------------

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from conversions import services
 from conversions.models import ApiToken, ConversionSession, Subject
+from conversions.services import sessions
 from tests.conftest import World
 
 pytestmark = pytest.mark.django_db
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def session(world: World, data_root: Path) -> ConversionSession:
-    return services.create_session(user=world.users["ada"])
+    return sessions.create_session(user=world.users["ada"])
 
 
 def _upload(world: World, session: ConversionSession, names: list[str]) -> Any:
@@ -62,7 +62,7 @@ def test_a_session_holds_at_most_session_max_files_by_every_way_in(
 def test_a_storage_import_larger_than_the_disk_is_507(
     world: World, session: ConversionSession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from conversions import uploads
+    from conversions.services import uploads
 
     storage = tmp_path / "storage"
     storage.mkdir()
@@ -113,7 +113,7 @@ def test_the_lists_page_with_a_total_and_a_link_to_the_next(world: World, data_r
     assert ada.get("/api/keys?offset=100000000000").status_code == 422, "an offset past the bound is refused"
 
     for _ in range(3):
-        flagged = services.create_session(user=world.users["ada"])
+        flagged = sessions.create_session(user=world.users["ada"])
         ConversionSession.objects.filter(id=flagged.id).update(needs_review=True, review_reason="test")
     queue = world.client("staff").get("/api/review/queue?limit=2")
     assert queue.status_code == 200 and queue["X-Total-Count"] == "3" and len(queue.json()["sessions"]) == 2
@@ -123,7 +123,8 @@ def test_the_lists_page_with_a_total_and_a_link_to_the_next(world: World, data_r
 def test_the_registry_and_the_queue_pages_show_a_page_at_a_time(
     world: World, data_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from conversions import lab_views, review_views
+    from conversions.web import labs as lab_views
+    from conversions.web import review as review_views
 
     Subject.objects.bulk_create(
         Subject(lab=world.lab, subject_id=f"mouse{number:04d}") for number in range(lab_views.SUBJECTS_PER_PAGE + 5)
@@ -136,7 +137,7 @@ def test_the_registry_and_the_queue_pages_show_a_page_at_a_time(
 
     monkeypatch.setattr(review_views, "QUEUE_PER_PAGE", 2)
     for _ in range(3):
-        flagged = services.create_session(user=world.users["ada"])
+        flagged = sessions.create_session(user=world.users["ada"])
         ConversionSession.objects.filter(id=flagged.id).update(needs_review=True, review_reason="test")
     queue = world.browser("staff").get("/review/?page=2").content.decode()
     assert "Page 2 of 2 (3 in all)" in queue

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from conversions import jobs
 from conversions.language import llm
 from conversions.models import ChatMessage, ConversionAttempt, ConversionSession, LlmCall, ValidationIssue
 from conversions.nwb import validation
 from conversions.nwb.synthetic import write_spikeglx
+from conversions.workers import jobs
 from tests.conftest import World, wait_for_status
 from tests.language.llm_responses import TIMEOUT, RecordedApi
 

@@ -11,10 +11,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from conversions import jobs
 from conversions.language import llm
 from conversions.models import ChatMessage, ConversionSession, LlmCall
 from conversions.nwb.synthetic import write_spikeglx
+from conversions.workers import jobs
 from tests.conftest import World
 from tests.language.llm_responses import TIMEOUT, RecordedApi
 

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from conversions import jobs, services
 from conversions.models import ConversionAttempt
+from conversions.services import sessions
+from conversions.workers import jobs
 from tests.conftest import World
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +30,7 @@ def announced(monkeypatch: pytest.MonkeyPatch) -> list[float]:
 
 @pytest.fixture
 def reporter(world: World) -> jobs._ProgressReporter:
-    session = services.create_session(user=world.users["ada"])
+    session = sessions.create_session(user=world.users["ada"])
     attempt = ConversionAttempt.objects.create(session=session, number=1, state="running")
     return jobs._ProgressReporter(attempt)
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from conversions import services
 from conversions.models import ChatMessage, ConversionAttempt, ConversionSession, MetadataField, ValidationIssue
+from conversions.services import sessions
 from tests.conftest import World
 
 ALLOWED = {"ada": True, "ben": False, "mia": True, "carl": False, "staff": True}
@@ -51,7 +51,7 @@ def _attempt(session: ConversionSession, number: int, state: str, metadata: dict
 def session(world: World) -> ConversionSession:
     """Attempt 1 delivered with MIT, attempt 2 failed, attempt 3 delivered with Stanford; the user has
     since changed the institution to Harvard and the subject id is gone."""
-    session = services.create_session(user=world.users["ada"], title="Three attempts")
+    session = sessions.create_session(user=world.users["ada"], title="Three attempts")
     sources = {"institution": "user", "experimenter": "auto_fix", "subject_id": "user", "species": "llm"}
     _plan(session, 1, FIRST, sources)
     _attempt(session, 1, "succeeded", FIRST)
@@ -112,7 +112,7 @@ def test_the_page_shows_each_file_newest_first_and_points_issue_links_at_the_val
 
 
 def test_before_any_file_the_values_the_next_conversion_will_use_are_listed(world: World) -> None:
-    fresh = services.create_session(user=world.users["ada"], title="Nothing yet")
+    fresh = sessions.create_session(user=world.users["ada"], title="Nothing yet")
     MetadataField.objects.create(session=fresh, name="institution", value="MIT", source="user")
 
     report = world.client("ada").get(f"/api/sessions/{fresh.id}/report.json").json()

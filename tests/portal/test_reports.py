@@ -11,14 +11,15 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from conversions import jobs, services
 from conversions.models import ConversionAttempt, ConversionSession, Preview
 from conversions.nwb.conversion import convert_recording
 from conversions.nwb.dandi_validation import merge_findings, validate_with_dandi
 from conversions.nwb.detection import detect_format
 from conversions.nwb.validation import inspect_nwb
 from conversions.orchestrator.state import Status
-from conversions.report import IMPORTANCE_ORDER
+from conversions.services import sessions
+from conversions.services.reports import IMPORTANCE_ORDER
+from conversions.workers import jobs
 from tests.conftest import World, real_data, wait_for_status
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -209,7 +210,7 @@ def preview_nwb(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def session(world: World, abf_nwb: Path, preview_nwb: Path) -> ConversionSession:
     """Ada's session with a converted attempt 1 (the ABF file) and a preview 1 (Noise4Sam's stub)."""
-    session = services.create_session(user=world.users["ada"], title="Patch clamp, cell 3")
+    session = sessions.create_session(user=world.users["ada"], title="Patch clamp, cell 3")
     ConversionAttempt.objects.create(
         session=session, number=1, state="succeeded", output_path=str(abf_nwb), size_bytes=abf_nwb.stat().st_size
     )
@@ -266,7 +267,7 @@ def test_issues_are_grouped_most_important_first(world: World, session: Conversi
 
 
 def test_a_report_of_a_session_before_any_conversion(world: World) -> None:
-    fresh = services.create_session(user=world.users["ada"], title="Nothing yet")
+    fresh = sessions.create_session(user=world.users["ada"], title="Nothing yet")
 
     report = world.client("ada").get(f"/api/sessions/{fresh.id}/report.json").json()
     page = world.client("ada").get(f"/api/sessions/{fresh.id}/report.html").content.decode()
@@ -290,7 +291,7 @@ def test_the_report_downloads_as_a_file(world: World, session: ConversionSession
 
 
 def test_user_text_in_the_report_page_is_escaped(world: World, session: ConversionSession) -> None:
-    services.post_message(session=session, user=world.users["ada"], text="<script>alert('x')</script> & co")
+    sessions.post_message(session=session, user=world.users["ada"], text="<script>alert('x')</script> & co")
 
     html = world.client("ada").get(f"/api/sessions/{session.id}/report.html").content.decode()
 

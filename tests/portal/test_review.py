@@ -8,15 +8,15 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from conversions import services
 from conversions.models import AuditEvent, ConversionAttempt, ConversionSession
+from conversions.services import sessions
 from tests.conftest import World
 
 pytestmark = pytest.mark.django_db
 
 
 def _failed_session(world: World) -> ConversionSession:
-    session = services.create_session(user=world.users["ada"], title="stuck")
+    session = sessions.create_session(user=world.users["ada"], title="stuck")
     ConversionSession.objects.filter(id=session.id).update(status="failed", state={**session.state, "attempts": 1})
     ConversionAttempt.objects.create(
         session=session,
@@ -74,7 +74,7 @@ def _bundle_request(client: Any, session: ConversionSession) -> Any:
 
 def test_an_admin_downloads_the_debug_bundle(world: World) -> None:
     session = _failed_session(world)
-    services.perform_action(session=session, user=world.users["ada"], action="request_help")
+    sessions.perform_action(session=session, user=world.users["ada"], action="request_help")
     world.users["staff"].is_superuser = True
     world.users["staff"].save()
     admin = _logged_in(world, "staff")

@@ -14,8 +14,8 @@ from django.core import mail
 from django.test import Client
 from django.utils import timezone
 
-from conversions import review, review_queue, services
 from conversions.models import AuditEvent, ChatMessage, ConversionAttempt, ConversionSession
+from conversions.services import review, review_queue, sessions
 from tests.conftest import World, real_data, wait_for, wait_for_status
 
 CSRF = "r" * 32
@@ -47,7 +47,7 @@ def _page_text(response: Any) -> str:
 def _session(
     world: World, *, status: str = "failed", awaiting: str | None = None, title: str = ""
 ) -> ConversionSession:
-    session = services.create_session(user=world.users["ada"], title=title)
+    session = sessions.create_session(user=world.users["ada"], title=title)
     ConversionSession.objects.filter(id=session.id).update(status=status, awaiting=awaiting)
     session.refresh_from_db()
     return session
@@ -201,8 +201,8 @@ def test_the_queue_is_oldest_first_and_filters_by_reason_and_lab(world: World) -
     older = _session(world, status="converting", title="older")
     _attempt(older, 1, "queued", ago=timedelta(days=2))
     Membership.objects.filter(user=world.users["carl"]).update(role="member")
-    elsewhere = services.create_session(user=world.users["carl"], title="elsewhere")
-    services.perform_action(session=elsewhere, user=world.users["carl"], action="request_help")
+    elsewhere = sessions.create_session(user=world.users["carl"], title="elsewhere")
+    sessions.perform_action(session=elsewhere, user=world.users["carl"], action="request_help")
     staff = _browser(world, "staff")
 
     titles = [str(s) for s in review_queue.review_queue()]
@@ -268,7 +268,7 @@ def test_the_sweep_emails_staff_once_per_entry_into_the_queue(world: World, mail
 
 @pytest.mark.django_db
 def test_the_sweep_runs_as_a_celery_task(world: World, mailoutbox: list[Any]) -> None:
-    from conversions.tasks import sweep_review_queue
+    from conversions.workers.tasks import sweep_review_queue
 
     _staff_with_email(world)
     session = _session(world)
@@ -287,7 +287,7 @@ def test_the_review_page_shows_everything_about_the_session(world: World, data_r
     from conversions.models import LlmCall, ValidationIssue
 
     session = _session(world, status="awaiting_user_input", awaiting="correction", title="with issues")
-    services.perform_action(session=session, user=world.users["ada"], action="request_help")
+    sessions.perform_action(session=session, user=world.users["ada"], action="request_help")
     _failed(session, 1, message="the probe file is damaged")
     output = data_root / "sessions" / str(session.id) / "attempt-2" / "sub-1_ecephys.nwb"
     output.parent.mkdir(parents=True)
@@ -419,7 +419,7 @@ def test_resolving_takes_the_session_out_of_the_queue_until_something_new_happen
     _failed(session, 1)
     _failed(session, 2)
     with django_capture_on_commit_callbacks(execute=True):
-        services.perform_action(session=session, user=world.users["ada"], action="request_help")
+        sessions.perform_action(session=session, user=world.users["ada"], action="request_help")
     assert _reasons(session) == {"flagged", "failing"} and len(mailoutbox) == 1
     staff = _browser(world, "staff")
 
@@ -440,7 +440,7 @@ def test_resolving_takes_the_session_out_of_the_queue_until_something_new_happen
 
     # Asking again is a new entry: in the queue again, and staff are told again.
     with django_capture_on_commit_callbacks(execute=True):
-        services.perform_action(session=session, user=world.users["ada"], action="request_help")
+        sessions.perform_action(session=session, user=world.users["ada"], action="request_help")
     assert _reasons(session) == {"flagged"} and len(mailoutbox) == 2
     # A failure after the resolution brings the failing reason back.
     _failed(session, 3)
@@ -527,7 +527,7 @@ PEOPLE = ["staff", "ada", "ben", "mia", "carl", None]
 @pytest.mark.parametrize("person", PEOPLE)
 def test_only_staff_see_the_queue_and_the_review_pages(world: World, person: str | None) -> None:
     session = _session(world)
-    services.perform_action(session=session, user=world.users["ada"], action="request_help")
+    sessions.perform_action(session=session, user=world.users["ada"], action="request_help")
     browser = _browser(world, person)
 
     pages = [
@@ -561,7 +561,7 @@ def test_only_staff_see_the_queue_and_the_review_pages(world: World, person: str
 )
 def test_only_staff_act(world: World, person: str | None, action: str, data: dict[str, str]) -> None:
     session = _session(world, status="awaiting_approval", awaiting="approval")
-    services.perform_action(session=session, user=world.users["ada"], action="request_help")
+    sessions.perform_action(session=session, user=world.users["ada"], action="request_help")
     data = {"owner": str(world.users["ben"].pk)} if action == "reassign" else data
     messages_before = session.messages.count()
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from django.test import Client, override_settings
 
-from conversions import services
+from conversions.services import sessions
 from tests.conftest import World
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,7 +77,7 @@ PAGES = [
 def test_every_page_has_a_policy_without_inline_scripts_or_other_origins(world: World, path: str) -> None:
     world.users["staff"].is_superuser = True
     world.users["staff"].save()
-    session = services.create_session(user=world.users["ada"])
+    session = sessions.create_session(user=world.users["ada"])
     page = world.browser("staff").get(path.format(session=session.id, lab=world.lab.id))
     assert page.status_code == 200, path
     policy = dict(part.strip().split(" ", 1) for part in page["Content-Security-Policy"].split(";"))

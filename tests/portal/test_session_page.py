@@ -14,10 +14,10 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from conversions import services
 from conversions.models import ConversionSession, MetadataField
 from conversions.nwb.fields import CRITICAL_FIELDS, FIELDS, FILE_FACTS, SUBJECT_FIELDS
 from conversions.nwb.synthetic import write_spikeglx
+from conversions.services import sessions
 from tests.conftest import World, wait_for_status
 
 ALLOWED = {"ada": True, "ben": False, "mia": True, "carl": False, "staff": True}
@@ -25,7 +25,7 @@ ALLOWED = {"ada": True, "ben": False, "mia": True, "carl": False, "staff": True}
 
 @pytest.fixture
 def session(world: World) -> ConversionSession:
-    return services.create_session(user=world.users["ada"], title="V1 day 3")
+    return sessions.create_session(user=world.users["ada"], title="V1 day 3")
 
 
 def _json_script(html: str, element_id: str) -> Any:
@@ -95,7 +95,7 @@ def test_the_page_has_the_elements_its_script_and_the_other_parts_use(world: Wor
 
 def test_a_long_title_is_shown_whole_in_its_tooltip(world: World) -> None:
     title = "Neuropixels V1 recording " * 8
-    session = services.create_session(user=world.users["ada"], title=title)
+    session = sessions.create_session(user=world.users["ada"], title=title)
     html = world.browser("ada").get(f"/sessions/{session.id}/").content.decode()
     assert f'title="{title.strip()[:200]}"' in html
 
@@ -148,7 +148,7 @@ def test_a_list_value_is_edited_as_one_text(world: World, session: ConversionSes
 def test_a_lab_default_becomes_the_users_value(world: World) -> None:
     world.lab.institution = "Institut Pasteur"
     world.lab.save()
-    session = services.create_session(user=world.users["ada"])
+    session = sessions.create_session(user=world.users["ada"])
     detail = world.client("ada").get(f"/api/sessions/{session.id}").json()
     assert detail["metadata"]["institution"] == {"value": "Institut Pasteur", "source": "lab_default"}
 
@@ -256,7 +256,7 @@ async def _events_until_status(communicator: WebsocketCommunicator) -> list[dict
 async def test_a_page_that_reconnects_catches_up_without_repeats(live_world: World) -> None:
     from nwbportal.asgi import application
 
-    session = await sync_to_async(services.create_session)(user=live_world.users["ada"])
+    session = await sync_to_async(sessions.create_session)(user=live_world.users["ada"])
     path = f"/ws/sessions/{session.id}/"
     first = WebsocketCommunicator(application, path, headers=_headers(live_world, "ada"))
     assert (await first.connect())[0]
@@ -264,7 +264,7 @@ async def test_a_page_that_reconnects_catches_up_without_repeats(live_world: Wor
     await first.disconnect()
 
     # While the page is away: a value set, which the orchestrator answers.
-    turn = await sync_to_async(services.edit_field)(
+    turn = await sync_to_async(sessions.edit_field)(
         session=session, user=live_world.users["ada"], name="species", value="mouse"
     )
     missed = [m.id for m in turn.replies]
@@ -289,7 +289,7 @@ async def test_a_page_that_reconnects_catches_up_without_repeats(live_world: Wor
 async def test_two_pages_of_the_same_session_both_see_an_edit(live_world: World) -> None:
     from nwbportal.asgi import application
 
-    session = await sync_to_async(services.create_session)(user=live_world.users["ada"])
+    session = await sync_to_async(sessions.create_session)(user=live_world.users["ada"])
     pages = [
         WebsocketCommunicator(application, f"/ws/sessions/{session.id}/", headers=_headers(live_world, person))
         for person in ("ada", "mia")

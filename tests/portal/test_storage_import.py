@@ -13,9 +13,9 @@ from urllib.parse import quote
 import pytest
 from django.test import Client
 
-from conversions import services, uploads
 from conversions.errors import BadRequest
 from conversions.models import AuditEvent, ConversionSession, Lab
+from conversions.services import sessions, uploads
 from tests.conftest import World, real_data, wait_for_status
 
 SECRET = b"another lab's recording"
@@ -52,7 +52,7 @@ def lab(world: World, storage: Path) -> Lab:
 
 @pytest.fixture
 def session(world: World, lab: Lab) -> ConversionSession:
-    return services.create_session(user=world.users["ada"])
+    return sessions.create_session(user=world.users["ada"])
 
 
 def _browse(client: Client, lab: Lab, path: str | None = None) -> Any:

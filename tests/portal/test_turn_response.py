@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conversions.api import TURN_MESSAGES
+from conversions.api.schemas import TURN_MESSAGES
 from tests.conftest import World
 
 pytestmark = pytest.mark.django_db

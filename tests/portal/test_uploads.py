@@ -11,8 +11,8 @@ from urllib.parse import quote
 import pytest
 from django.test import Client
 
-from conversions import services, uploads
 from conversions.models import AuditEvent, ConversionSession, PendingUpload
+from conversions.services import sessions, uploads
 from tests.conftest import World, real_data, wait_for_status
 
 PIECE = 256 * 1024
@@ -114,7 +114,7 @@ def test_a_real_recording_sent_in_pieces_is_interrupted_resumed_and_recognised(
 
 @pytest.fixture
 def session(world: World) -> ConversionSession:
-    return services.create_session(user=world.users["ada"])
+    return sessions.create_session(user=world.users["ada"])
 
 
 def test_a_piece_elsewhere_than_where_the_server_stopped_is_refused(world: World, session: ConversionSession) -> None:

@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from conversions import services, tasks
-from conversions.jobs import recover_stalled_jobs
 from conversions.models import ConversionAttempt, ValidationIssue
 from conversions.nwb import namespaces
 from conversions.nwb.synthetic import write_spikeglx
+from conversions.services import sessions
+from conversions.workers import tasks
+from conversions.workers.jobs import recover_stalled_jobs
 from nwbportal import embedded
 from tests.conftest import World, wait_for_status
 from tests.nwb.test_dandi_validation import MOUSE, _write_nwb
@@ -56,7 +57,7 @@ def test_the_conversion_job_validates_its_own_file(
 
 def _validating(world: World, output: Path, *, minutes_ago: int) -> ConversionAttempt:
     """A session whose conversion finished and whose worker stopped before it validated the file."""
-    session = services.create_session(user=world.users["ada"])
+    session = sessions.create_session(user=world.users["ada"])
     session.status = "validating"
     session.state = {**session.state, "attempts": 1}
     session.save()

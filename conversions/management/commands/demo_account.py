@@ -8,8 +8,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from conversions import keys
 from conversions.models import ApiToken, Lab, Membership
+from conversions.services import keys
 
 USERNAME = "demo"
 PASSWORD = "demo-nwbportal"

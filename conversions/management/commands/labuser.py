@@ -8,8 +8,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
-from conversions import keys
 from conversions.models import Lab, Membership
+from conversions.services import keys
 
 
 class Command(BaseCommand):

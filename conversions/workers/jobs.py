@@ -22,7 +22,6 @@ from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from conversions import notify, outbox, services
 from conversions.models import (
     ConversionAttempt,
     ConversionSession,
@@ -49,6 +48,8 @@ from conversions.orchestrator.state import (
     Status,
     ValidationCompleted,
 )
+from conversions.realtime import notify
+from conversions.services import outbox, sessions
 
 if TYPE_CHECKING:
     from conversions.nwb.validation import InspectionIssue
@@ -80,30 +81,30 @@ def detect_recording(session_id: str, files_version: int, *, format_key: str | N
             f"There is no format called “{format_key}”. Use one of: {', '.join(SUPPORTED_FORMATS)}, or "
             "“neuroconv:<InterfaceName>” for another neuroconv recording interface."
         )
-        services.record_job_event(session_id, DetectionFailed(files_version=files_version, user_message=message))
+        sessions.record_job_event(session_id, DetectionFailed(files_version=files_version, user_message=message))
         return
     try:
         detection = detect_format(session.source_directory, format_key=format_key)
     except AmbiguousRecording as ambiguous:
         options = tuple(FormatOption(key=key, label=SUPPORTED_FORMATS[key].label) for key in ambiguous.candidates)
-        services.record_job_event(
+        sessions.record_job_event(
             session_id,
             FormatAmbiguous(files_version=files_version, candidates=options, user_message=ambiguous.user_message),
         )
         return
     except RecordingProblem as problem:
-        services.record_job_event(
+        sessions.record_job_event(
             session_id, DetectionFailed(files_version=files_version, user_message=problem.user_message)
         )
         return
     except Exception:
         logger.exception("format detection crashed for session %s", session_id)
-        services.record_job_event(
+        sessions.record_job_event(
             session_id,
             DetectionFailed(files_version=files_version, user_message="I could not read these files: " + UNEXPECTED),
         )
         return
-    services.record_detection(session_id, files_version, detection.to_json())
+    sessions.record_detection(session_id, files_version, detection.to_json())
 
 
 class _ProgressReporter:
@@ -261,7 +262,7 @@ def _take_over_lost_run(attempt_id: int, worker: str) -> bool:
             if not taken:
                 return False
             logger.warning("attempt %s: run %s was lost; this delivery takes it over", attempt_id, attempt.deliveries)
-            services.record_job_event(
+            sessions.record_job_event(
                 attempt.session_id,
                 JobRetrying(
                     attempt=attempt.number,
@@ -284,7 +285,7 @@ def _convert_claimed(attempt: ConversionAttempt) -> None:
     attempt_id = attempt.id
     run = attempt.deliveries
     session = attempt.session
-    output = services.attempt_output_path(session, attempt)
+    output = sessions.attempt_output_path(session, attempt)
     output.parent.mkdir(parents=True, exist_ok=True)
     # A previous delivery of this job may have left a partial file behind.
     temporary_path_for(output).unlink(missing_ok=True)
@@ -359,7 +360,7 @@ def _convert_claimed(attempt: ConversionAttempt) -> None:
                     deliveries=run,
                     validation=ConversionAttempt.Validation.RUNNING,
                 ).exists()
-            step = services.record_job_event(
+            step = sessions.record_job_event(
                 session.id,
                 ConversionSucceeded(attempt=attempt.number, size_bytes=result.size_bytes, fixes=tuple(fixes)),
             )
@@ -398,7 +399,7 @@ def preview_recording(preview_id: int) -> None:
         return
     preview = Preview.objects.select_related("session").get(id=preview_id)
     session = preview.session
-    output = services.preview_output_path(session, preview)
+    output = sessions.preview_output_path(session, preview)
     Preview.objects.filter(id=preview_id).update(output_path=str(output))
     detection = Detection.from_json(session.detection or {})
 
@@ -436,7 +437,7 @@ def preview_recording(preview_id: int) -> None:
     if not finished:
         Path(output).unlink(missing_ok=True)
         return
-    services.record_job_event(
+    sessions.record_job_event(
         session.id,
         PreviewReady(number=preview.number, summary=summary, words=words, size_bytes=result.size_bytes),
     )
@@ -447,7 +448,7 @@ def _fail_preview(preview: Preview, user_message: str, detail: str) -> None:
         state=Preview.State.FAILED, finished_at=timezone.now(), error_message=user_message, error_detail=detail
     )
     if failed:
-        services.record_job_event(preview.session_id, PreviewFailed(number=preview.number, user_message=user_message))
+        sessions.record_job_event(preview.session_id, PreviewFailed(number=preview.number, user_message=user_message))
 
 
 def retry_delay_s(run: int) -> int:
@@ -467,7 +468,7 @@ def _run_again(attempt: ConversionAttempt, reason: str, *, immediately: bool = F
         return True  # cancelled or taken over meanwhile: nothing to run, nothing to fail
     run = attempt.deliveries + 1
     delay = 0 if immediately else retry_delay_s(run)
-    services.record_job_event(
+    sessions.record_job_event(
         attempt.session_id,
         JobRetrying(attempt=attempt.number, reason=reason, delay_s=delay, run=run, runs=settings.JOB_MAX_RUNS),
     )
@@ -484,7 +485,7 @@ def close_idle_sessions(*, hours: int | None = None) -> int:
     ).values_list("id", flat=True)
     closed = 0
     for session_id in list(idle):
-        step = services.record_job_event(session_id, SessionIdle(hours=hours))
+        step = sessions.record_job_event(session_id, SessionIdle(hours=hours))
         closed += bool(step and not step.refused)
     return closed
 
@@ -502,7 +503,7 @@ def _fail(attempt: ConversionAttempt, user_message: str, detail: str) -> None:
             error_detail=detail,
         )
         if failed:
-            services.record_job_event(
+            sessions.record_job_event(
                 attempt.session_id, ConversionFailedEvent(attempt=attempt.number, user_message=user_message)
             )
 
@@ -593,7 +594,7 @@ def _validate_claimed(attempt_id: int) -> None:
     )
     completed = ValidationCompleted(attempt=attempt.number, outcome=outcome.value, issues=summaries)  # type: ignore[arg-type]
     _patiently(
-        lambda: services.record_job_event(attempt.session_id, completed),
+        lambda: sessions.record_job_event(attempt.session_id, completed),
         f"reporting the validation of attempt {attempt_id}",
     )
 
@@ -612,7 +613,7 @@ def _in_plain_words(
     try:
         if not ConversionSession.objects.filter(id=attempt.session_id, lab__llm_consent=True).exists():
             return summaries
-        call = services.claim_llm_call(attempt.session_id, LlmCall.Purpose.EXPLAIN)
+        call = sessions.claim_llm_call(attempt.session_id, LlmCall.Purpose.EXPLAIN)
         if call is None:
             return summaries
         result = phrasing.phrase(
@@ -652,7 +653,7 @@ def _in_plain_words(
 
 
 def recover_stalled_jobs(*, stall_seconds: int | None = None, everything: bool = False, on_start: bool = False) -> int:
-    """Hand the queue the jobs it never took or lost (conversions.outbox); find jobs whose worker
+    """Hand the queue the jobs it never took or lost (conversions.services.outbox); find jobs whose worker
     vanished and run them again, up to JOB_MAX_RUNS runs, then flag the session. Runs every
     RECOVERY_INTERVAL_SECONDS (celery beat), and when a worker starts (`on_start`).
 
@@ -685,7 +686,7 @@ def recover_stalled_jobs(*, stall_seconds: int | None = None, everything: bool =
                 error_detail=f"last worker: {attempt.worker}",
             )
             if lost:
-                services.record_job_event(attempt.session_id, JobLost(attempt=attempt.number))
+                sessions.record_job_event(attempt.session_id, JobLost(attempt=attempt.number))
             continue
         logger.warning("attempt %s: its worker %s stopped reporting", attempt.id, attempt.worker)
         # Another worker takes it at once: waiting would not bring the lost one back.
@@ -744,4 +745,4 @@ def _fail_preview_lost(preview: Preview) -> None:
         state=Preview.State.FAILED, finished_at=timezone.now(), error_message=message
     )
     if failed:
-        services.record_job_event(preview.session_id, PreviewFailed(number=preview.number, user_message=message))
+        sessions.record_job_event(preview.session_id, PreviewFailed(number=preview.number, user_message=message))

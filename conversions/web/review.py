@@ -18,10 +18,10 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from conversions import review, services
-from conversions.errors import NotFound, PortalError
+from conversions.http_errors import on_failure_return_to
 from conversions.models import ConversionSession, Lab, Membership
-from conversions.review_queue import REASON_LABELS, Reason, reason_counts, reasons_of, review_queue
+from conversions.services import review, sessions
+from conversions.services.review_queue import REASON_LABELS, Reason, reason_counts, reasons_of, review_queue
 
 View = Callable[..., HttpResponse]
 
@@ -44,10 +44,7 @@ def staff_required(view: View) -> View:
 
 
 def _session(request: HttpRequest, session_id: uuid.UUID) -> ConversionSession:
-    try:
-        return services.get_session(request.user, session_id)
-    except NotFound:
-        raise Http404("No such conversion session.") from None
+    return sessions.get_session(request.user, session_id)
 
 
 @require_GET
@@ -113,7 +110,7 @@ def session_page(request: HttpRequest, session_id: uuid.UUID) -> HttpResponse:
 @require_GET
 @staff_required
 def bundle(request: HttpRequest, session_id: uuid.UUID) -> HttpResponse:
-    """The debug bundle (conversions.review) of one session, as a JSON file."""
+    """The debug bundle (conversions.services.review) of one session, as a JSON file."""
     session = _session(request, session_id)
     response = HttpResponse(
         json.dumps(review.debug_bundle(session), indent=2, default=str), content_type="application/json"
@@ -134,6 +131,7 @@ _DONE = {
 
 @require_POST
 @staff_required
+@on_failure_return_to("review_session", "session_id")
 def act(request: HttpRequest, session_id: uuid.UUID, action: str) -> HttpResponse:
     """One staff action on a session; the outcome, or why it could not be done, is shown on the
     session's review page (what was typed is kept in the audit trail or the form's message)."""
@@ -141,23 +139,17 @@ def act(request: HttpRequest, session_id: uuid.UUID, action: str) -> HttpRespons
         raise Http404("No such review action.")
     session = _session(request, session_id)
     post = request.POST
-    try:
-        if action in review.STAFF_ACTIONS:
-            review.staff_action(session=session, user=request.user, action=action)
-        elif action == "note":
-            review.post_note(session=session, user=request.user, text=post.get("text", ""))
-        elif action == "reassign":
-            review.reassign(
-                session=session, user=request.user, new_owner_id=post.get("owner", ""), note=post.get("text", "")
-            )
-        else:
-            review.resolve(
-                session=session, user=request.user, note=post.get("text", ""), tell_user=bool(post.get("tell_user"))
-            )
-    except PortalError as problem:
-        messages.error(request, f"Not done: {problem.user_message}")
-        if post.get("text"):
-            messages.info(request, f"Your text, to copy back: {post['text']}")
+    if action in review.STAFF_ACTIONS:
+        review.staff_action(session=session, user=request.user, action=action)
+    elif action == "note":
+        review.post_note(session=session, user=request.user, text=post.get("text", ""))
+    elif action == "reassign":
+        review.reassign(
+            session=session, user=request.user, new_owner_id=post.get("owner", ""), note=post.get("text", "")
+        )
     else:
-        messages.success(request, _DONE[action])
+        review.resolve(
+            session=session, user=request.user, note=post.get("text", ""), tell_user=bool(post.get("tell_user"))
+        )
+    messages.success(request, _DONE[action])
     return redirect("review_session", session_id=session.id)

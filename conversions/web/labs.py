@@ -1,5 +1,5 @@
 """The lab settings page: a lab's defaults for new sessions and its subject registry, for the lab's
-managers and portal staff. The rules and the writes are in conversions.registry."""
+managers and portal staff. The rules and the writes are in conversions.services.labs."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from conversions import registry
-from conversions.errors import Conflict, NotFound
+from conversions.errors import Conflict
 from conversions.models import Lab, Subject
+from conversions.services import labs
 
 TEMPLATE = "conversions/lab_settings.html"
 SUBJECTS_PER_PAGE = 200
@@ -55,7 +55,7 @@ class LabSettingsForm(forms.Form):
     def of(cls, lab: Lab) -> LabSettingsForm:
         return cls(
             initial={
-                **registry.settings_of(lab),
+                **labs.settings_of(lab),
                 "keywords": ", ".join(lab.keywords),
                 "experimenters": "\n".join(lab.experimenters),
             }
@@ -63,10 +63,10 @@ class LabSettingsForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        given = {name: data[name] for name in registry.SETTINGS_FIELDS if name in data}
+        given = {name: data[name] for name in labs.SETTINGS_FIELDS if name in data}
         try:
-            return registry.clean_settings(given)
-        except registry.InvalidValues as refused:
+            return labs.clean_settings(given)
+        except labs.InvalidValues as refused:
             for name, message in refused.errors.items():
                 self.add_error(name, message)
         return data
@@ -96,24 +96,24 @@ class SubjectForm(forms.Form):
         return cls(
             initial={
                 "editing": subject.subject_id,
-                **{name: getattr(subject, name) for name in registry.SUBJECT_COLUMNS},
+                **{name: getattr(subject, name) for name in labs.SUBJECT_COLUMNS},
                 "date_of_birth": subject.date_of_birth.isoformat() if subject.date_of_birth else "",
             }
         )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        given = {name: data[name] for name in registry.SUBJECT_COLUMNS if name in data}
+        given = {name: data[name] for name in labs.SUBJECT_COLUMNS if name in data}
         try:
-            return {"editing": data.get("editing", ""), **registry.clean_subject(given)}
-        except registry.InvalidValues as refused:
+            return {"editing": data.get("editing", ""), **labs.clean_subject(given)}
+        except labs.InvalidValues as refused:
             for name, message in refused.errors.items():
                 self.add_error(name, message)
         return data
 
 
 class ImportForm(forms.Form):
-    file = forms.FileField(label="CSV file", help_text="Columns: " + ", ".join(registry.SUBJECT_COLUMNS) + ".")
+    file = forms.FileField(label="CSV file", help_text="Columns: " + ", ".join(labs.SUBJECT_COLUMNS) + ".")
 
 
 # --- access ---------------------------------------------------------------------------------------
@@ -127,12 +127,10 @@ def _for_managers(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespon
     @login_required
     def guarded(request: HttpRequest, lab_id: int, *args: Any, **kwargs: Any) -> HttpResponse:
         try:
-            lab = registry.lab_for(request.user, lab_id, to_change=True)
-        except NotFound:
-            raise Http404("No such lab.") from None
-        except registry.NotAllowed as refusal:
-            lab = registry.lab_for(request.user, lab_id)
-            context = {"lab": lab, "refusal": refusal.user_message, "managers": registry.managers_of(lab)}
+            lab = labs.lab_for(request.user, lab_id, to_change=True)
+        except labs.NotAllowed as refusal:
+            lab = labs.lab_for(request.user, lab_id)
+            context = {"lab": lab, "refusal": refusal.user_message, "managers": labs.managers_of(lab)}
             return render(request, TEMPLATE, context, status=403)
         return view(request, lab, *args, **kwargs)
 
@@ -145,7 +143,7 @@ def _for_managers(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespon
 @login_required
 def labs_home(request: HttpRequest) -> HttpResponse:
     """The settings of the (first) lab the user manages."""
-    lab = registry.labs_changeable_by(request.user).order_by("name").first()
+    lab = labs.labs_changeable_by(request.user).order_by("name").first()
     if lab is None:
         raise Http404("You manage no lab.")
     return redirect("lab_settings", lab_id=lab.id)
@@ -158,14 +156,14 @@ def _page(
     settings_form: LabSettingsForm | None = None,
     subject_form: SubjectForm | None = None,
     import_form: ImportForm | None = None,
-    import_report: registry.ImportReport | None = None,
+    import_report: labs.ImportReport | None = None,
 ) -> HttpResponse:
     if subject_form is None:
-        editing = registry.find_subject(lab, request.GET.get("subject", "")) if request.GET.get("subject") else None
+        editing = labs.find_subject(lab, request.GET.get("subject", "")) if request.GET.get("subject") else None
         subject_form = SubjectForm.of(editing) if editing else SubjectForm()
     context = {
         "lab": lab,
-        "labs": registry.labs_changeable_by(request.user).order_by("name"),
+        "labs": labs.labs_changeable_by(request.user).order_by("name"),
         "settings_form": settings_form or LabSettingsForm.of(lab),
         "subject_form": subject_form,
         "import_form": import_form or ImportForm(),
@@ -174,8 +172,8 @@ def _page(
         "subjects": Paginator(lab.subjects.order_by("subject_id", "id"), SUBJECTS_PER_PAGE).get_page(
             request.GET.get("page")
         ),
-        "timezones": registry.timezone_names().values(),
-        "subject_columns": ",".join(registry.SUBJECT_COLUMNS),
+        "timezones": labs.timezone_names().values(),
+        "subject_columns": ",".join(labs.SUBJECT_COLUMNS),
     }
     return render(request, TEMPLATE, context)
 
@@ -188,7 +186,7 @@ def settings_page(request: HttpRequest, lab: Lab) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, "The settings were not saved: correct the fields marked below.")
         return _page(request, lab, settings_form=form)
-    changed = registry.change_settings(lab=lab, actor=request.user, values=form.cleaned_data)
+    changed = labs.change_settings(lab=lab, actor=request.user, values=form.cleaned_data)
     if changed:
         labels = ", ".join(str(form.fields[name].label or name.replace("_", " ")).lower() for name in changed)
         messages.success(request, f"Settings saved ({labels}). New sessions start with them.")
@@ -205,17 +203,17 @@ def save_subject(request: HttpRequest, lab: Lab) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, "The subject was not saved: correct the fields marked below.")
         return _page(request, lab, subject_form=form)
-    values = {name: form.cleaned_data[name] for name in registry.SUBJECT_COLUMNS}
+    values = {name: form.cleaned_data[name] for name in labs.SUBJECT_COLUMNS}
     editing = form.cleaned_data["editing"]
-    subject = registry.find_subject(lab, editing or values["subject_id"])
+    subject = labs.find_subject(lab, editing or values["subject_id"])
     if subject is not None and not editing:
         # The same id in another case is the registered subject, and keeps its spelling.
         del values["subject_id"]
     try:
         if subject is None:
-            subject = registry.add_subject(lab=lab, actor=request.user, values=values)
+            subject = labs.add_subject(lab=lab, actor=request.user, values=values)
             messages.success(request, f"{subject.subject_id} added to the registry.")
-        elif changed := registry.change_subject(subject=subject, actor=request.user, values=values):
+        elif changed := labs.change_subject(subject=subject, actor=request.user, values=values):
             messages.success(request, f"{subject.subject_id} updated ({', '.join(changed).replace('_', ' ')}).")
         else:
             messages.info(request, f"{subject.subject_id} already had these values.")
@@ -232,7 +230,7 @@ def delete_subject(request: HttpRequest, lab: Lab, subject_pk: int) -> HttpRespo
     subject = lab.subjects.filter(pk=subject_pk).first()
     if subject is None:
         raise Http404("No such subject in this lab's registry.")
-    registry.remove_subject(subject=subject, actor=request.user)
+    labs.remove_subject(subject=subject, actor=request.user)
     messages.success(request, f"{subject.subject_id} removed from the registry.")
     return redirect("lab_settings", lab_id=lab.id)
 
@@ -245,7 +243,7 @@ def import_subjects(request: HttpRequest, lab: Lab) -> HttpResponse:
         messages.error(request, "Nothing was imported: see below.")
         return _page(request, lab, import_form=form)
     upload = form.cleaned_data["file"]
-    report = registry.import_subjects(lab=lab, actor=request.user, content=upload.read(registry.MAX_IMPORT_BYTES + 1))
+    report = labs.import_subjects(lab=lab, actor=request.user, content=upload.read(labs.MAX_IMPORT_BYTES + 1))
     if report.errors:
         messages.error(request, report.summary())
         return _page(request, lab, import_report=report)

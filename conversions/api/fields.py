@@ -8,8 +8,8 @@ from typing import Any
 from django.http import HttpRequest
 from ninja import Router, Schema
 
-from conversions import services
-from conversions.api import ErrorOut, TurnOut, _turn
+from conversions.api.schemas import ErrorOut, TurnOut, turn_detail
+from conversions.services import sessions
 
 router = Router()
 
@@ -27,5 +27,5 @@ class FieldIn(Schema):
 def edit_field(request: HttpRequest, session_id: uuid.UUID, name: str, payload: FieldIn) -> dict[str, Any]:
     """Set one metadata value, as if the user had said so in the chat: the turn's replies say what
     the portal made of it, and the session shows the value with the source "user"."""
-    session = services.get_session(request.user, session_id)
-    return _turn(services.edit_field(session=session, user=request.user, name=name, value=payload.value))
+    session = sessions.get_session(request.user, session_id)
+    return turn_detail(sessions.edit_field(session=session, user=request.user, name=name, value=payload.value))

@@ -32,7 +32,6 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from conversions import services
 from conversions.errors import (
     BadRequest,
     Conflict,
@@ -43,6 +42,7 @@ from conversions.errors import (
     storing_failed,
 )
 from conversions.models import AuditEvent, ConversionSession, Lab, Membership, PendingUpload, SourceFile
+from conversions.services import sessions
 
 logger = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ def _max_files() -> int:
 
 
 def _refuse_while_converting(session: ConversionSession) -> None:
-    if session.status in services.CONVERSION_STATUSES:
+    if session.status in sessions.CONVERSION_STATUSES:
         raise Conflict(_WHILE_CONVERTING)
 
 
@@ -135,9 +135,9 @@ def declare_uploads(
     if len(files) > _max_files():
         raise BadRequest(f"That is {len(files)} files; at most {_max_files()} can be sent at once.")
     _refuse_while_converting(session)
-    cleaned = [(services.clean_relative_path(f.path), f.size_bytes) for f in files]
+    cleaned = [(sessions.clean_relative_path(f.path), f.size_bytes) for f in files]
     _check_paths_fit_together([relative for relative, _ in cleaned])
-    services.refuse_too_many_files(session, (relative.as_posix() for relative, _ in cleaned))
+    sessions.refuse_too_many_files(session, (relative.as_posix() for relative, _ in cleaned))
     for relative, size in cleaned:
         if size < 0:
             raise BadRequest(f"{relative.name} was declared with a negative size.")
@@ -220,7 +220,7 @@ def receive_piece(
     length: int | None,
 ) -> PieceOutcome:
     """Append one piece, read from `body` in COPY_CHUNK blocks, if it starts where the server stopped."""
-    relative = services.clean_relative_path(relative_path)
+    relative = sessions.clean_relative_path(relative_path)
     _refuse_while_converting(session)
     if length is not None and length > piece_bytes():
         raise PieceTooLarge(f"A piece may hold at most {piece_bytes()} bytes; this one has {length}.")
@@ -338,7 +338,7 @@ def _finish(session: ConversionSession, user: AbstractBaseUser) -> bool:
             )
         if not set_complete:
             return False
-        services.register_placed_files(
+        sessions.register_placed_files(
             session=locked, user=user, relative_paths=[row.relative_path for row in rows], how="pieces"
         )
         PendingUpload.objects.filter(id__in=[row.id for row in rows]).delete()
@@ -348,7 +348,7 @@ def _finish(session: ConversionSession, user: AbstractBaseUser) -> bool:
 def discard_upload(*, session: ConversionSession, user: AbstractBaseUser, relative_path: str) -> bool:
     """Give up a pending upload: its part file goes, files already placed stay. True when the files
     left complete the set, which then goes to detection."""
-    relative = services.clean_relative_path(relative_path)
+    relative = sessions.clean_relative_path(relative_path)
     pending = _pending(session, relative)
     part_path(session, pending).unlink(missing_ok=True)
     pending.delete()
@@ -427,7 +427,7 @@ def resolve_inside(root: Path, raw: str) -> tuple[Path, PurePosixPath]:
         raise BadRequest(f"“{shown}” is not a path inside the lab's storage: give one relative to its top folder.")
     if raw in ("", "."):
         return root, PurePosixPath()
-    relative = services.clean_relative_path(raw)
+    relative = sessions.clean_relative_path(raw)
     try:
         resolved = root.joinpath(*relative.parts).resolve(strict=True)
     except (OSError, RuntimeError):
@@ -504,7 +504,7 @@ def import_from_storage(
         raise BadRequest("Choose the files or folders to import first.")
     _refuse_while_converting(session)
     copies = _plan_copies(root, paths)
-    services.refuse_too_many_files(session, (copy.destination.as_posix() for copy in copies))
+    sessions.refuse_too_many_files(session, (copy.destination.as_posix() for copy in copies))
     total = sum(copy.size_bytes for copy in copies)
     free = _free_bytes(session)
     if total > free:
@@ -531,7 +531,7 @@ def import_from_storage(
                     os.replace(partial, target)
                 except OSError as exc:
                     raise _storage_problem(target.name, exc) from exc
-            stored = services.register_placed_files(
+            stored = sessions.register_placed_files(
                 session=locked,
                 user=user,
                 relative_paths=[copy.destination.as_posix() for copy in copies],

@@ -3,7 +3,7 @@
 The staff actions (a note the user sees, handing the session to another member of its lab, resolving
 the review) each lock the session, are audited with the staff member as actor, and tell the pages
 watching the session once committed. Retry, accept as is and cancel go through the orchestrator
-(services.perform_action), like the user's own buttons.
+(sessions.perform_action), like the user's own buttons.
 
 The debug bundle is everything an expert needs in one JSON document: the conversation, every attempt
 with its metadata, errors (tracebacks included) and issues, the detection, the files, the audit trail
@@ -21,10 +21,11 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 
-from conversions import notify, services
 from conversions.errors import BadRequest
 from conversions.models import AuditEvent, ChatMessage, ConversionSession, Membership
-from conversions.review_queue import RESOLVED, reasons_of, review_queue
+from conversions.realtime import notify
+from conversions.services import sessions
+from conversions.services.review_queue import RESOLVED, reasons_of, review_queue
 
 MAX_NOTE_CHARS = 5000
 # The orchestrator's actions staff may take on a user's behalf.
@@ -47,19 +48,19 @@ def _note_text(text: str, *, required: bool) -> str:
 
 def _tell_pages(session: ConversionSession, messages: list[ChatMessage]) -> None:
     """Once committed, push the new messages and the session's state to the pages watching it."""
-    events: list[dict[str, Any]] = [{"type": "message", "message": services.message_payload(m)} for m in messages]
+    events: list[dict[str, Any]] = [{"type": "message", "message": sessions.message_payload(m)} for m in messages]
     events.append({"type": "status", "status": session.status, "awaiting": session.awaiting, "format": session.format})
     session_id = session.id
     transaction.on_commit(lambda: notify.publish_all(session_id, events))
 
 
-def staff_action(*, session: ConversionSession, user: AbstractBaseUser, action: str) -> services.Turn:
+def staff_action(*, session: ConversionSession, user: AbstractBaseUser, action: str) -> sessions.Turn:
     """Retry, accept as is or cancel for the user, through the orchestrator; a refusal raises
     Conflict with the orchestrator's reason."""
     _require_staff(user)
     if action not in STAFF_ACTIONS:
         raise BadRequest(f"“{action}” is not something staff can do here ({', '.join(STAFF_ACTIONS)}).")
-    return services.perform_action(session=session, user=user, action=action)
+    return sessions.perform_action(session=session, user=user, action=action)
 
 
 def post_note(*, session: ConversionSession, user: AbstractBaseUser, text: str) -> ChatMessage:
@@ -115,7 +116,7 @@ def reassign(*, session: ConversionSession, user: AbstractBaseUser, new_owner_id
 
 def resolve(*, session: ConversionSession, user: AbstractBaseUser, note: str, tell_user: bool = False) -> None:
     """Take the session out of the review queue: its flag is cleared, and reasons computed from its
-    jobs that arose before now are dismissed (conversions.review_queue). The note says what was done;
+    jobs that arose before now are dismissed (conversions.services.review_queue). The note says what was done;
     it is kept in the audit trail and, with `tell_user`, shown in the conversation."""
     _require_staff(user)
     note = _note_text(note, required=True)

@@ -12,12 +12,13 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from conversions import notify, services
 from conversions.errors import NotFound
+from conversions.realtime import notify
+from conversions.services import sessions
 
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
-# Too many failed sign-ins for the key's account or from the address (conversions.authentication).
+# Too many failed sign-ins for the key's account or from the address (conversions.services.authentication).
 CLOSE_LOCKED_OUT = 4429
 
 
@@ -69,11 +70,11 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
     def _catch_up(self, user: Any, session_id: str, after: int) -> list[dict[str, Any]] | None:
         """What a page that reconnects missed: messages after the last one it has, then the status."""
         try:
-            session = services.get_session(user, session_id)
+            session = sessions.get_session(user, session_id)
         except NotFound:
             return None
         events: list[dict[str, Any]] = [
-            {"type": "message", "message": services.message_payload(m)} for m in session.messages.filter(id__gt=after)
+            {"type": "message", "message": sessions.message_payload(m)} for m in session.messages.filter(id__gt=after)
         ]
         events.append(
             {"type": "status", "status": session.status, "awaiting": session.awaiting, "format": session.format}

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.http.request import validate_host
 
-from conversions.authentication import user_for_key
+from conversions.services.authentication import user_for_key
 from nwbportal.middleware import unstorable_character
 
 

@@ -12,7 +12,7 @@ A session is in the queue for one or more reasons:
   plus REVIEW_RUNNING_GRACE_SECONDS;
 - waiting_long: its job has waited in the queue for a worker for more than REVIEW_QUEUED_SECONDS.
 
-Resolving a session (conversions.review.resolve) clears its flag and dismisses the computed reasons
+Resolving a session (conversions.services.review.resolve) clears its flag and dismisses the computed reasons
 that arose before the resolution; a reason that arises afterwards brings it back.
 
 Staff are emailed once each time a session enters the queue (`review_notified_at`): flagged sessions

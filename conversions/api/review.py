@@ -12,8 +12,8 @@ from django.utils import timezone
 from ninja import Query, Router, Schema
 from ninja.errors import HttpError
 
-from conversions.api import Page, page_of
-from conversions.review_queue import Reason, reason_counts, reasons_of, review_queue
+from conversions.api.schemas import Page, page_of
+from conversions.services.review_queue import Reason, reason_counts, reasons_of, review_queue
 
 router = Router(tags=["review"])
 

@@ -1,17 +1,17 @@
-"""The API keys page: a person makes, sees and revokes their own keys (conversions.keys)."""
+"""The API keys page: a person makes, sees and revokes their own keys (conversions.services.keys)."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from conversions import keys
-from conversions.errors import BadRequest, Conflict, NotFound
+from conversions.errors import BadRequest, Conflict
 from conversions.models import ApiToken
+from conversions.services import keys
 
 TEMPLATE = "conversions/keys.html"
 
@@ -47,9 +47,6 @@ def keys_page(request: HttpRequest) -> HttpResponse:
 @require_POST
 @login_required
 def revoke(request: HttpRequest, key_id: int) -> HttpResponse:
-    try:
-        token = keys.revoke_key(request.user, key_id)
-    except NotFound:
-        raise Http404("You have no API key with this id.") from None
+    token = keys.revoke_key(request.user, key_id)
     messages.success(request, f"The key “{token.name}” ({token.hint}) is revoked: it no longer works.")
     return redirect("keys")

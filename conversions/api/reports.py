@@ -11,13 +11,13 @@ from django.template.loader import render_to_string
 from django.utils.text import slugify
 from ninja import Router
 
-from conversions import services
-from conversions.api import ErrorOut, api, binary_answer
+from conversions.api.schemas import ErrorOut, binary_answer
 from conversions.errors import BadRequest, NotFound, StorageProblem
 from conversions.models import ConversionAttempt, ConversionSession, Preview
 from conversions.nwb.plot import DEFAULT_SECONDS, MAX_SECONDS, NothingToPlot, plot_nwb
 from conversions.nwb.tree import UnreadableFile, nwb_tree
-from conversions.report import build_report
+from conversions.services import sessions
+from conversions.services.reports import build_report
 
 router = Router()
 
@@ -42,8 +42,8 @@ _NOT_YET = {
 def report_json(request: HttpRequest, session_id: uuid.UUID, download: bool = False) -> HttpResponse:
     """The validation report: session, recording, metadata with provenance, attempts, the latest
     validated attempt's issues grouped by importance, and the conversation with its audit events."""
-    session = services.get_session(request.user, session_id)
-    response = api.create_response(request, build_report(session), status=200)
+    session = sessions.get_session(request.user, session_id)
+    response = router.api.create_response(request, build_report(session), status=200)
     if download:
         response["Content-Disposition"] = f'attachment; filename="{_report_name(session)}.json"'
     return response
@@ -57,7 +57,7 @@ def report_json(request: HttpRequest, session_id: uuid.UUID, download: bool = Fa
 )
 def report_html(request: HttpRequest, session_id: uuid.UUID, download: bool = False) -> HttpResponse:
     """The same report as a self-contained page to read, print or keep (`?download=1`)."""
-    session = services.get_session(request.user, session_id)
+    session = sessions.get_session(request.user, session_id)
     page = render_to_string("conversions/report.html", {"report": build_report(session)})
     response = HttpResponse(page, content_type="text/html; charset=utf-8")
     response["Content-Security-Policy"] = _SELF_CONTAINED
@@ -129,7 +129,7 @@ def preview_plot(
 
 
 def _attempt_file(request: HttpRequest, session_id: uuid.UUID, number: int) -> Path:
-    session = services.get_session(request.user, session_id)
+    session = sessions.get_session(request.user, session_id)
     attempt = session.attempts.filter(number=number).first()
     if attempt is None:
         raise NotFound(f"This session has no conversion attempt {number}.")
@@ -139,7 +139,7 @@ def _attempt_file(request: HttpRequest, session_id: uuid.UUID, number: int) -> P
 
 
 def _preview_file(request: HttpRequest, session_id: uuid.UUID, number: int) -> Path:
-    session = services.get_session(request.user, session_id)
+    session = sessions.get_session(request.user, session_id)
     preview = session.previews.filter(number=number).first()
     if preview is None:
         raise NotFound(f"This session has no preview {number}: ask for one with “preview”.")
@@ -159,7 +159,7 @@ def _tree(request: HttpRequest, path: Path) -> HttpResponse:
         tree = nwb_tree(path)
     except UnreadableFile as error:
         raise StorageProblem(f"The NWB file could not be read: {error}", detail=str(path)) from error
-    response = api.create_response(request, tree, status=200)
+    response = router.api.create_response(request, tree, status=200)
     response["Cache-Control"] = _CACHE
     return response
 

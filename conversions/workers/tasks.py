@@ -1,4 +1,4 @@
-"""Celery tasks: ids in, one job function out (conversions.jobs), nothing else."""
+"""Celery tasks: ids in, one job function out (conversions.workers.jobs), nothing else."""
 
 from __future__ import annotations
 
@@ -10,15 +10,18 @@ from celery import shared_task
 from celery.signals import task_prerun, worker_process_init, worker_ready
 from django.conf import settings
 
-from conversions import jobs
+from conversions.services import outbox
+from conversions.services.outbox import TASK
+from conversions.workers import jobs
 
 
-@shared_task(acks_late=True, soft_time_limit=120, time_limit=180)
+@shared_task(name=TASK.format("detect_recording"), acks_late=True, soft_time_limit=120, time_limit=180)
 def detect_recording(session_id: str, files_version: int, format_key: str | None = None) -> None:
     jobs.detect_recording(session_id, files_version, format_key=format_key)
 
 
 @shared_task(
+    name=TASK.format("convert_attempt"),
     bind=True,
     acks_late=True,
     soft_time_limit=settings.CONVERSION_SOFT_TIME_LIMIT,
@@ -28,12 +31,13 @@ def convert_attempt(self, attempt_id: int) -> None:  # type: ignore[no-untyped-d
     jobs.convert_attempt(attempt_id, worker=self.request.hostname or "")
 
 
-@shared_task(acks_late=True, soft_time_limit=300, time_limit=360)
+@shared_task(name=TASK.format("preview_recording"), acks_late=True, soft_time_limit=300, time_limit=360)
 def preview_recording(preview_id: int) -> None:
     jobs.preview_recording(preview_id)
 
 
 @shared_task(
+    name=TASK.format("validate_attempt"),
     acks_late=True,
     soft_time_limit=settings.VALIDATION_SOFT_TIME_LIMIT,
     time_limit=settings.VALIDATION_TIME_LIMIT,
@@ -42,12 +46,12 @@ def validate_attempt(attempt_id: int) -> None:
     jobs.validate_attempt(attempt_id)
 
 
-@shared_task(acks_late=True, soft_time_limit=60, time_limit=90)
+@shared_task(name=TASK.format("recover_stalled_jobs"), acks_late=True, soft_time_limit=60, time_limit=90)
 def recover_stalled_jobs(*, on_start: bool = False) -> int:
     return jobs.recover_stalled_jobs(on_start=on_start)
 
 
-@shared_task(acks_late=True, soft_time_limit=120, time_limit=180)
+@shared_task(name=TASK.format("close_idle_sessions"), acks_late=True, soft_time_limit=120, time_limit=180)
 def close_idle_sessions() -> int:
     return jobs.close_idle_sessions()
 
@@ -100,12 +104,12 @@ def _on_worker_ready(**_: object) -> None:
     # picks up what the crashed one left (heartbeat-based, so jobs still running on other workers
     # are left alone).
     if not settings.EMBEDDED:
-        recover_stalled_jobs.delay(on_start=True)
+        outbox.start_housekeeping("recover_stalled_jobs", on_start=True)
 
 
-@shared_task(acks_late=True, soft_time_limit=60, time_limit=90)
+@shared_task(name=TASK.format("sweep_review_queue"), acks_late=True, soft_time_limit=60, time_limit=90)
 def sweep_review_queue() -> int:
     """Email staff about conversions that entered the review queue; forget those that left it."""
-    from conversions import review_queue
+    from conversions.services import review_queue
 
     return review_queue.sweep()

@@ -1,5 +1,5 @@
 """Lab settings and the lab's subject registry. Any member of the lab reads them; its managers (and
-portal staff) change them. The rules and the writes are in conversions.registry."""
+portal staff) change them. The rules and the writes are in conversions.services.labs."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from ninja import Query, Router, Schema, Status
 
-from conversions import registry
-from conversions.api import ErrorOut, Page, page_of
+from conversions.api.schemas import ErrorOut, Page, page_of
 from conversions.errors import NotFound
 from conversions.models import Lab, Subject
+from conversions.services import labs
 
 router = Router(tags=["labs"])
 
@@ -82,19 +82,19 @@ def _settings(lab: Lab, request: HttpRequest) -> dict[str, Any]:
     return {
         "id": lab.id,
         "name": lab.name,
-        **registry.settings_of(lab),
-        "may_change": registry.may_change(request.user, lab),
+        **labs.settings_of(lab),
+        "may_change": labs.may_change(request.user, lab),
     }
 
 
 def _subject(lab: Lab, subject_id: str) -> Subject:
-    subject = registry.find_subject(lab, subject_id)
+    subject = labs.find_subject(lab, subject_id)
     if subject is None:
         raise NotFound(f"There is no subject “{subject_id.strip()}” in this lab's registry.")
     return subject
 
 
-def _invalid(refused: registry.InvalidValues) -> Status[dict[str, Any]]:
+def _invalid(refused: labs.InvalidValues) -> Status[dict[str, Any]]:
     return Status(400, {"detail": refused.user_message, "errors": refused.errors})
 
 
@@ -104,7 +104,7 @@ def _given(payload: Schema) -> dict[str, Any]:
 
 @router.get("/labs/{lab_id}/settings", response={200: LabSettingsOut, 404: ErrorOut}, url_name="lab_settings_detail")
 def get_settings(request: HttpRequest, lab_id: int) -> dict[str, Any]:
-    return _settings(registry.lab_for(request.user, lab_id), request)
+    return _settings(labs.lab_for(request.user, lab_id), request)
 
 
 @router.put(
@@ -113,19 +113,19 @@ def get_settings(request: HttpRequest, lab_id: int) -> dict[str, Any]:
     url_name="lab_settings_change",
 )
 def put_settings(request: HttpRequest, lab_id: int, payload: LabSettingsIn) -> Any:
-    lab = registry.lab_for(request.user, lab_id, to_change=True)
+    lab = labs.lab_for(request.user, lab_id, to_change=True)
     try:
-        values = registry.clean_settings(_given(payload))
-    except registry.InvalidValues as refused:
+        values = labs.clean_settings(_given(payload))
+    except labs.InvalidValues as refused:
         return _invalid(refused)
-    registry.change_settings(lab=lab, actor=request.user, values=values)
+    labs.change_settings(lab=lab, actor=request.user, values=values)
     return _settings(lab, request)
 
 
 @router.get("/labs/{lab_id}/subjects", response={200: list[SubjectOut], 404: ErrorOut}, url_name="lab_subjects")
 def list_subjects(request: HttpRequest, lab_id: int, page: Query[Page], response: HttpResponse) -> list[Subject]:
     """The lab's subjects by id, a page at a time (`X-Total-Count`, `Link`)."""
-    listed = registry.lab_for(request.user, lab_id).subjects.order_by("subject_id", "id")
+    listed = labs.lab_for(request.user, lab_id).subjects.order_by("subject_id", "id")
     return list(page_of(request, response, listed, page))
 
 
@@ -135,17 +135,17 @@ def list_subjects(request: HttpRequest, lab_id: int, page: Query[Page], response
     url_name="lab_subjects_add",
 )
 def add_subject(request: HttpRequest, lab_id: int, payload: SubjectIn) -> Any:
-    lab = registry.lab_for(request.user, lab_id, to_change=True)
+    lab = labs.lab_for(request.user, lab_id, to_change=True)
     try:
-        values = registry.clean_subject(_given(payload))
-    except registry.InvalidValues as refused:
+        values = labs.clean_subject(_given(payload))
+    except labs.InvalidValues as refused:
         return _invalid(refused)
-    return Status(201, registry.add_subject(lab=lab, actor=request.user, values=values))
+    return Status(201, labs.add_subject(lab=lab, actor=request.user, values=values))
 
 
 @router.get("/labs/{lab_id}/subjects/{subject_id}", response={200: SubjectOut, 404: ErrorOut}, url_name="lab_subject")
 def get_subject(request: HttpRequest, lab_id: int, subject_id: str) -> Subject:
-    return _subject(registry.lab_for(request.user, lab_id), subject_id)
+    return _subject(labs.lab_for(request.user, lab_id), subject_id)
 
 
 @router.put(
@@ -154,12 +154,12 @@ def get_subject(request: HttpRequest, lab_id: int, subject_id: str) -> Subject:
     url_name="lab_subject_change",
 )
 def change_subject(request: HttpRequest, lab_id: int, subject_id: str, payload: SubjectChangeIn) -> Any:
-    subject = _subject(registry.lab_for(request.user, lab_id, to_change=True), subject_id)
+    subject = _subject(labs.lab_for(request.user, lab_id, to_change=True), subject_id)
     try:
-        values = registry.clean_subject(_given(payload))
-    except registry.InvalidValues as refused:
+        values = labs.clean_subject(_given(payload))
+    except labs.InvalidValues as refused:
         return _invalid(refused)
-    registry.change_subject(subject=subject, actor=request.user, values=values)
+    labs.change_subject(subject=subject, actor=request.user, values=values)
     return subject
 
 
@@ -169,6 +169,6 @@ def change_subject(request: HttpRequest, lab_id: int, subject_id: str, payload: 
     url_name="lab_subject_remove",
 )
 def remove_subject(request: HttpRequest, lab_id: int, subject_id: str) -> Status[None]:
-    subject = _subject(registry.lab_for(request.user, lab_id, to_change=True), subject_id)
-    registry.remove_subject(subject=subject, actor=request.user)
+    subject = _subject(labs.lab_for(request.user, lab_id, to_change=True), subject_id)
+    labs.remove_subject(subject=subject, actor=request.user)
     return Status(204, None)

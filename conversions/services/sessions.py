@@ -21,7 +21,6 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from conversions import notify, outbox, registry
 from conversions.errors import BadRequest, Conflict, NotFound, StorageProblem, TooMany, storing_failed
 from conversions.language import llm
 from conversions.language.rules import Intent, ParsedMessage, parse_message
@@ -61,6 +60,8 @@ from conversions.orchestrator.state import (
     UserAction,
     UserMessage,
 )
+from conversions.realtime import notify
+from conversions.services import labs, outbox
 
 logger = logging.getLogger(__name__)
 
@@ -450,7 +451,7 @@ def record_detection(session_id: uuid.UUID | str, files_version: int, detection:
 
 
 def record_job_event(session_id: uuid.UUID | str, event: Event) -> Step | None:
-    """Hand a finished job's outcome to the orchestrator (called by conversions.jobs)."""
+    """Hand a finished job's outcome to the orchestrator (called by conversions.workers.jobs)."""
     try:
         step, _ = _dispatch(session_id, event, audit=(event.kind, {}))
     except ConversionSession.DoesNotExist:
@@ -489,7 +490,7 @@ def _with_registry(view: SessionView, session: ConversionSession, event: Event) 
         subject_id = str(normalize_field("subject_id", raw, timezone=view.timezone))
     except ValueError:
         return view
-    facts = registry.subject_facts(session.lab, subject_id)
+    facts = labs.subject_facts(session.lab, subject_id)
     return view.model_copy(update={"registry": {subject_id.casefold(): facts}}) if facts else view
 
 
@@ -643,7 +644,7 @@ def _carry_out(session: ConversionSession, action: Any) -> None:
             _audit(session, None, "flagged_for_review", {"reason": reason})
             if session.review_notified_at is None:
                 # Staff are emailed once per entry into the review queue, after the flag is committed.
-                from conversions import review_queue
+                from conversions.services import review_queue
 
                 flagged_id = session.id
                 transaction.on_commit(lambda: review_queue.notify_staff(flagged_id))

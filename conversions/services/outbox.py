@@ -69,6 +69,11 @@ WAITING: dict[str, Callable[..., bool]] = {
 }
 
 
+# How the tasks are registered (conversions/workers/tasks.py): the name jobs carry in the broker.
+TASK = "conversions.tasks.{}"
+HOUSEKEEPING = frozenset({"recover_stalled_jobs", "close_idle_sessions", "sweep_review_queue"})
+
+
 def enqueue(task: str, *args: Any, countdown: float = 0, task_id: str = "") -> OutboxJob:
     """Record the job in the current transaction; send it when the transaction commits (at once
     outside one). Never raises for the broker: a job it refuses waits in the outbox."""
@@ -88,15 +93,13 @@ def enqueue(task: str, *args: Any, countdown: float = 0, task_id: str = "") -> O
 def send(job_id: int) -> bool:
     """Hand one job to the broker and note which run of it took the job. False (logged, and left for
     `flush`) when the broker cannot be reached."""
-    from conversions import tasks
-
     job = OutboxJob.objects.filter(id=job_id).first()
     if job is None:
         return False
     countdown = max((job.due_at - timezone.now()).total_seconds(), 0.0)
     try:
         before = broker_run()
-        getattr(tasks, job.task).apply_async(
+        _task(job.task).apply_async(
             tuple(job.args),
             countdown=countdown or None,
             task_id=job.task_id or None,
@@ -115,6 +118,22 @@ def send(job_id: int) -> bool:
         sent_at=timezone.now(), sent_to=before if before == after else "", sends=job.sends + 1, last_error=""
     )
     return True
+
+
+def start_housekeeping(task: str, **kwargs: Any) -> None:
+    """Queue one of the housekeeping tasks (recovery, closing idle sessions, the review queue's
+    sweep), which need no outbox: they run again on the next tick of their schedule anyway."""
+    if task not in HOUSEKEEPING:
+        raise ValueError(f"{task!r} is not a housekeeping task")
+    _task(task).delay(**kwargs)
+
+
+def _task(name: str) -> Any:
+    """The registered task `name` (conversions/workers/tasks.py), found by its name so that the
+    services do not import the workers that call them."""
+    from nwbportal.celery import app
+
+    return app.tasks[TASK.format(name)]
 
 
 def flush() -> int:

@@ -10,9 +10,9 @@ from django.http import HttpRequest, HttpResponse
 from ninja import Query, Router, Schema, Status
 from ninja.security import SessionAuth
 
-from conversions import keys
-from conversions.api import ErrorOut, Page, page_of
+from conversions.api.schemas import ErrorOut, Page, page_of
 from conversions.models import ApiToken
+from conversions.services import keys
 
 router = Router(tags=["keys"])
 

@@ -9,9 +9,9 @@ from typing import Any
 from django.http import HttpRequest
 from ninja import Field, Router, Schema, Status
 
-from conversions import services, uploads
-from conversions.api import ErrorOut, SessionOut, session_detail
+from conversions.api.schemas import ErrorOut, SessionOut, session_detail
 from conversions.models import ConversionSession, PendingUpload
+from conversions.services import sessions, uploads
 
 router = Router(tags=["uploads"])
 
@@ -97,7 +97,7 @@ def _uploads(session: ConversionSession, *, detection_started: bool = False) -> 
 def declare_uploads(request: HttpRequest, session_id: uuid.UUID, payload: DeclarationIn) -> Status[dict[str, Any]]:
     """Name the files about to be sent in pieces. Files already declared with the same path and size
     keep what was received: the answer says how much is missing of each."""
-    session = services.get_session(request.user, session_id)
+    session = sessions.get_session(request.user, session_id)
     files = [uploads.FileDeclaration(path=f.path, size_bytes=f.size_bytes) for f in payload.files]
     _, started = uploads.declare_uploads(session=session, user=request.user, files=files)
     return Status(201, _uploads(session, detection_started=started))
@@ -106,7 +106,7 @@ def declare_uploads(request: HttpRequest, session_id: uuid.UUID, payload: Declar
 @router.get("/sessions/{session_id}/uploads", response={200: UploadsOut, 404: ErrorOut})
 def list_uploads(request: HttpRequest, session_id: uuid.UUID) -> dict[str, Any]:
     """The uploads not finished yet, with what each still misses."""
-    return _uploads(services.get_session(request.user, session_id))
+    return _uploads(sessions.get_session(request.user, session_id))
 
 
 @router.put(
@@ -126,7 +126,7 @@ def send_piece(request: HttpRequest, session_id: uuid.UUID, relative_path: str, 
     """One piece of a declared file, as the raw request body (application/octet-stream), starting
     at `offset`, which must be the number of bytes the server has. Otherwise the answer is 409 with
     `expected_offset`. The body is read in blocks, never whole."""
-    session = services.get_session(request.user, session_id)
+    session = sessions.get_session(request.user, session_id)
     length = request.headers.get("Content-Length")
     try:
         outcome = uploads.receive_piece(
@@ -152,7 +152,7 @@ def send_piece(request: HttpRequest, session_id: uuid.UUID, relative_path: str, 
 )
 def discard_upload(request: HttpRequest, session_id: uuid.UUID, relative_path: str) -> dict[str, Any]:
     """Give up an unfinished upload (what was received of it is deleted)."""
-    session = services.get_session(request.user, session_id)
+    session = sessions.get_session(request.user, session_id)
     started = uploads.discard_upload(session=session, user=request.user, relative_path=relative_path)
     return _uploads(session, detection_started=started)
 
@@ -190,7 +190,7 @@ def browse_storage(request: HttpRequest, lab_id: int, path: str = "") -> dict[st
 def import_from_storage(request: HttpRequest, session_id: uuid.UUID, payload: ImportIn) -> Status[dict[str, Any]]:
     """Copy files and folders (paths relative to the storage's top) into the session; a folder
     keeps its name, as in a folder upload. The recording is then looked at once for all of them."""
-    session = services.get_session(request.user, session_id)
+    session = sessions.get_session(request.user, session_id)
     uploads.import_from_storage(session=session, user=request.user, paths=payload.paths)
     session.refresh_from_db()
     return Status(201, session_detail(session))

@@ -15,18 +15,18 @@ from django.core.paginator import Paginator
 from django.db.models import BigIntegerField, Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.timesince import timesince
 from django.views.decorators.http import require_POST
 
-from conversions import services
-from conversions.api import STATUS_GROUPS, SessionFilters, session_detail
-from conversions.errors import NotFound, PortalError
+from conversions.api.schemas import STATUS_GROUPS, SessionFilters, session_detail
+from conversions.http_errors import on_failure_return_to
 from conversions.models import ConversionAttempt, ConversionSession, Membership, SourceFile
 from conversions.nwb.fields import CRITICAL_FIELDS, FIELDS, FILE_FACTS, SUBJECT_FIELDS
 from conversions.orchestrator.state import Awaiting, Status
+from conversions.services import sessions
 
 # --- the dashboard ---------------------------------------------------------------------------------
 
@@ -101,7 +101,7 @@ def _dashboard_sessions(user: AbstractBaseUser) -> QuerySet[ConversionSession]:
     """The user's own sessions and every session of the labs they manage. Staff see only these here
     too: everyone's sessions are in the review queue and the admin."""
     managed = Membership.objects.filter(user=user, role=Membership.Role.MANAGER).values("lab_id")
-    return services.sessions_visible_to(user).filter(Q(owner=user) | Q(lab_id__in=managed))
+    return sessions.sessions_visible_to(user).filter(Q(owner=user) | Q(lab_id__in=managed))
 
 
 def _with_totals(sessions: QuerySet[ConversionSession]) -> QuerySet[ConversionSession]:
@@ -196,27 +196,21 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
+@on_failure_return_to("dashboard")
 def new_session(request: HttpRequest) -> HttpResponse:
     lab = request.POST.get("lab") or ""
     if lab and not lab.isdigit():
         messages.error(request, "Choose one of your labs from the list.")
         return redirect("dashboard")
-    try:
-        session = services.create_session(
-            user=request.user, lab_id=int(lab) if lab else None, title=request.POST.get("title", "")
-        )
-    except PortalError as exc:
-        messages.error(request, exc.user_message)
-        return redirect("dashboard")
+    session = sessions.create_session(
+        user=request.user, lab_id=int(lab) if lab else None, title=request.POST.get("title", "")
+    )
     return redirect("session_page", session_id=session.id)
 
 
 @login_required
 def session_page(request: HttpRequest, session_id: uuid.UUID) -> HttpResponse:
-    try:
-        session = services.get_session(request.user, session_id)
-    except NotFound:
-        raise Http404("No such conversion session.") from None
+    session = sessions.get_session(request.user, session_id)
     context = {"session": session, "detail": session_detail(session), "fields": _field_catalogue()}
     return render(request, "conversions/session.html", context)
 

@@ -1,4 +1,4 @@
-"""Domain errors the web layer turns into plain answers, in one place (conversions/api.py)."""
+"""Domain errors the web layer turns into plain answers, in one place (conversions/http_errors.py)."""
 
 from __future__ import annotations
 

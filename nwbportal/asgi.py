@@ -29,7 +29,7 @@ if settings.EMBEDDED_WORKER:
     from nwbportal.embedded import start_embedded_worker, start_housekeeping
 
     start_embedded_worker(concurrency=settings.EMBEDDED_WORKER_CONCURRENCY)
-    from conversions.workers.jobs import recover_stalled_jobs
+    from conversions.services.attempts import recover_stalled_jobs
 
     recover_stalled_jobs(everything=True)
     start_housekeeping(interval_s=600.0)

@@ -296,7 +296,7 @@ DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="nwbportal@localhost"
 # The portal's address as users reach it, for links in emails (e.g. https://nwb.example.org).
 PORTAL_URL = env.str("PORTAL_URL", default="http://127.0.0.1:8000" if EMBEDDED else "")
 
-# The admin review queue: when a session counts as failing, or its job as stuck (conversions/review_queue.py).
+# The admin review queue: when a session counts as failing, or its job as stuck (conversions/services/review_queue.py).
 REVIEW_FAILED_ATTEMPTS = env.int("REVIEW_FAILED_ATTEMPTS", default=2)
 REVIEW_QUEUED_SECONDS = env.int("REVIEW_QUEUED_SECONDS", default=1800)
 REVIEW_STALE_HEARTBEAT_SECONDS = env.int("REVIEW_STALE_HEARTBEAT_SECONDS", default=3 * JOB_STALL_SECONDS)

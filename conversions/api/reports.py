@@ -11,7 +11,7 @@ from django.template.loader import render_to_string
 from django.utils.text import slugify
 from ninja import Router
 
-from conversions.api.schemas import ErrorOut, binary_answer
+from conversions.api.schemas import ErrorOut, binary_answer, json_answer
 from conversions.errors import BadRequest, NotFound, StorageProblem
 from conversions.models import ConversionAttempt, ConversionSession, Preview
 from conversions.nwb.plot import DEFAULT_SECONDS, MAX_SECONDS, NothingToPlot, plot_nwb
@@ -43,7 +43,7 @@ def report_json(request: HttpRequest, session_id: uuid.UUID, download: bool = Fa
     """The validation report: session, recording, metadata with provenance, attempts, the latest
     validated attempt's issues grouped by importance, and the conversation with its audit events."""
     session = sessions.get_session(request.user, session_id)
-    response = router.api.create_response(request, build_report(session), status=200)
+    response = json_answer(build_report(session))
     if download:
         response["Content-Disposition"] = f'attachment; filename="{_report_name(session)}.json"'
     return response
@@ -159,7 +159,7 @@ def _tree(request: HttpRequest, path: Path) -> HttpResponse:
         tree = nwb_tree(path)
     except UnreadableFile as error:
         raise StorageProblem(f"The NWB file could not be read: {error}", detail=str(path)) from error
-    response = router.api.create_response(request, tree, status=200)
+    response = json_answer(tree)
     response["Cache-Control"] = _CACHE
     return response
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -13,6 +14,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import FileResponse, HttpRequest, HttpResponse
 from django.urls import reverse
 from ninja import Field, Schema
+from ninja.responses import NinjaJSONEncoder
 
 from conversions.models import ConversionAttempt, ConversionSession, Preview, SourceFile
 from conversions.orchestrator.state import RUNNING_STATUSES
@@ -335,6 +337,13 @@ class FileDownload(FileResponse):
         read = sync_to_async(self.file_to_stream.read, thread_sensitive=False)
         while chunk := await read(self.block_size):
             yield chunk
+
+
+def json_answer(data: Any, *, status: int = 200) -> HttpResponse:
+    """A JSON answer built by hand (to add headers), written as the API writes its own."""
+    return HttpResponse(
+        json.dumps(data, cls=NinjaJSONEncoder), status=status, content_type="application/json; charset=utf-8"
+    )
 
 
 def binary_answer(description: str, content_type: str) -> dict[str, Any]:

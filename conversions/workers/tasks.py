@@ -10,7 +10,7 @@ from celery import shared_task
 from celery.signals import task_prerun, worker_process_init, worker_ready
 from django.conf import settings
 
-from conversions.services import outbox
+from conversions.services import attempts, outbox
 from conversions.services.outbox import TASK
 from conversions.workers import jobs
 
@@ -48,12 +48,12 @@ def validate_attempt(attempt_id: int) -> None:
 
 @shared_task(name=TASK.format("recover_stalled_jobs"), acks_late=True, soft_time_limit=60, time_limit=90)
 def recover_stalled_jobs(*, on_start: bool = False) -> int:
-    return jobs.recover_stalled_jobs(on_start=on_start)
+    return attempts.recover_stalled_jobs(on_start=on_start)
 
 
 @shared_task(name=TASK.format("close_idle_sessions"), acks_late=True, soft_time_limit=120, time_limit=180)
 def close_idle_sessions() -> int:
-    return jobs.close_idle_sessions()
+    return attempts.close_idle_sessions()
 
 
 def warm_up_worker() -> None:

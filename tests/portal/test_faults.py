@@ -144,12 +144,12 @@ def test_a_job_whose_worker_process_is_killed_is_taken_over_by_its_redelivery(
 def test_a_retry_kept_by_a_worker_that_is_then_killed_is_sent_again(
     live_world: World, queue: str, data_root: Path, tmp_path: Path, settings: Any
 ) -> None:
-    """A conversion that ran into its time limit runs again after a wait (jobs._run_again); a worker
+    """A conversion that ran into its time limit runs again after a wait (services/attempts.run_again); a worker
     keeps that retry until its time (a reserved ETA message). Killed meanwhile, it takes the message
     with it, and Redis would hand it out again only after its visibility timeout (hours): the
     recovery sees the job overdue, in no live worker's hands and no longer in the queue, and sends it
     again to the worker still there."""
-    from conversions.workers import jobs
+    from conversions.services import attempts
 
     folder = write_spikeglx(tmp_path / "rec", run="eta", duration_s=0.5, seed=7)["ap_bin"].parent
     settings.JOB_RETRY_BACKOFF_SECONDS = 6
@@ -163,7 +163,7 @@ def test_a_retry_kept_by_a_worker_that_is_then_killed_is_sent_again(
     attempt = ConversionAttempt.objects.get(session_id=session_id)
     ConversionAttempt.objects.filter(id=attempt.id).update(state="running", deliveries=1)
     attempt.refresh_from_db()
-    assert jobs._run_again(attempt, "it took longer than the portal's time limit")  # sent with a countdown
+    assert attempts.run_again(attempt, "it took longer than the portal's time limit")  # sent with a countdown
 
     keeping = WorkerProcess(queue, data_root, tmp_path / "keeping.log", FAST_RECOVERY)
     second = beat = None

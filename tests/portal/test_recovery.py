@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from conversions.models import ConversionAttempt, ConversionSession
 from conversions.services import sessions
-from conversions.workers.jobs import recover_stalled_jobs
+from conversions.services.attempts import recover_stalled_jobs
 from tests.conftest import World
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -90,7 +90,7 @@ def test_after_a_gap_the_recovery_gives_running_jobs_a_round_to_report(live_worl
 
 @pytest.mark.parametrize(("run", "seconds"), [(2, 30), (3, 60), (4, 120)])
 def test_runs_again_wait_twice_as_long_each_time(settings: Any, run: int, seconds: int) -> None:
-    from conversions.workers.jobs import retry_delay_s
+    from conversions.services.attempts import retry_delay_s
 
     settings.JOB_RETRY_BACKOFF_SECONDS = 30
     assert retry_delay_s(run) == seconds
@@ -107,7 +107,7 @@ def _waiting(world: World, hours_ago: int, status: str = "awaiting_approval") ->
 
 
 def test_a_session_left_waiting_too_long_is_closed_and_says_how_to_resume(live_world: World, settings: Any) -> None:
-    from conversions.workers.jobs import close_idle_sessions
+    from conversions.services.attempts import close_idle_sessions
 
     settings.SESSION_IDLE_HOURS = 72
     old = _waiting(live_world, hours_ago=80)

@@ -14,8 +14,8 @@ from conversions.models import ConversionAttempt, ValidationIssue
 from conversions.nwb import namespaces
 from conversions.nwb.synthetic import write_spikeglx
 from conversions.services import sessions
+from conversions.services.attempts import recover_stalled_jobs
 from conversions.workers import tasks
-from conversions.workers.jobs import recover_stalled_jobs
 from nwbportal import embedded
 from tests.conftest import World, wait_for_status
 from tests.nwb.test_dandi_validation import MOUSE, _write_nwb

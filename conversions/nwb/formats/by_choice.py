@@ -579,7 +579,7 @@ def _inspect_chosen(choice: ChoosableInterface, root: Path, files: Sequence[str]
 def _parameters(interface_class: type) -> dict[str, inspect.Parameter]:
     """The constructor's named parameters (neuroconv's dispatching interfaces take them in `__new__`)."""
     found: dict[str, inspect.Parameter] = {}
-    for method in (interface_class.__init__, interface_class.__new__):  # type: ignore[misc]
+    for method in (interface_class.__init__, interface_class.__new__):  # type: ignore[misc]  # read, never called
         try:
             signature = inspect.signature(method)
         except (TypeError, ValueError):

@@ -61,9 +61,11 @@ chromium:
 test: $(VENV)/.dev chromium
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	@# The suite's servers speak plain HTTP on loopback: no redirect to HTTPS there (the production
 	@# default, and `check --deploy` with it, are tested in a process of their own).
 	SECURE_SSL_REDIRECT=$${SECURE_SSL_REDIRECT:-false} $(BIN)/pytest $(PYTEST_ARGS)
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .ruff_cache
+	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache

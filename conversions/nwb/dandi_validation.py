@@ -34,7 +34,7 @@ import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from conversions.nwb import namespaces
 from conversions.nwb.validation import (
@@ -160,7 +160,7 @@ def _version_and_schema(path: Path) -> list[ValidationResult]:
     runs them."""
     from dandi.pynwb_utils import validate
 
-    return validate(path)  # type: ignore[no-any-return]
+    return cast("list[ValidationResult]", validate(path))
 
 
 def _validate(path: Path) -> list[InspectionIssue]:

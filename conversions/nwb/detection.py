@@ -11,14 +11,14 @@ and `facts_for_streams` describes it, both from the stored detection alone (no f
 the portal can answer before any job is queued.
 
 This module sits on top of the formats (it imports the registry; the formats import only
-`formats.base`), and re-exports the types they share so callers keep one import path:
-`Detection`, `Stream`, `StreamKind`, `SupportedFormat`, `SUPPORTED_FORMATS`, `reader_view`.
+`formats.base`), and re-exports the types and tools they share so callers keep one import path:
+`Detection`, `Stream`, `StreamKind`, `SupportedFormat`, `SUPPORTED_FORMATS`, `reader_view`,
+`list_upload_files`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
@@ -38,6 +38,7 @@ from .formats.base import (
     SupportedFormat,
     accept_any_choice,
     in_words,
+    list_upload_files,
     reader_view,
     some_names,
     stream_facts,
@@ -168,28 +169,6 @@ def format_handler(format_key: str) -> SupportedFormat | None:
     """The handler of a format key: a detected format, or a neuroconv interface the user chose
     ("neuroconv:<InterfaceName>", see `formats.by_choice`); None for an unknown key."""
     return SUPPORTED_FORMATS.get(format_key) or choosable_format(format_key)
-
-
-def list_upload_files(root: Path) -> list[str]:
-    """Every regular file under `root`, as sorted POSIX paths relative to it.
-
-    Hidden files and `__MACOSX` folders are left out: they are operating-system clutter (macOS
-    writes `._name` copies of every file into zips) and never part of a recording.
-    """
-    if not root.is_dir():
-        raise FileNotFoundError(f"upload folder {root} does not exist")
-    found: list[str] = []
-    for folder, subfolders, names in os.walk(root):
-        subfolders[:] = [name for name in subfolders if not _is_clutter(name)]
-        for name in names:
-            path = Path(folder) / name
-            if not _is_clutter(name) and path.is_file():
-                found.append(path.relative_to(root).as_posix())
-    return sorted(found)
-
-
-def _is_clutter(name: str) -> bool:
-    return name.startswith(".") or name == "__MACOSX"
 
 
 # The line the full list of formats follows in the answer to an unrecognised upload; the page shows

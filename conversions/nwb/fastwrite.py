@@ -35,8 +35,9 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -126,12 +127,10 @@ def write_nwbfile(
         for recording, location in zip(recordings, locations, strict=True):
             fill_dataset(
                 file[location],
-                read=lambda start, stop, iterator=recording.iterator: iterator._get_data(
-                    (slice(start, stop), slice(None))
-                ),
+                read=partial(_read_rows, recording.iterator),
                 deflate=recording.deflate,
                 threads=threads,
-                on_progress=lambda fraction, iterator=recording.iterator: on_progress(iterator, fraction),
+                on_progress=partial(on_progress, recording.iterator),
             )
     return len(recordings)
 
@@ -173,6 +172,11 @@ def _take_recordings(nwbfile: NWBFile, deflate: Deflate) -> list[_Recording]:
         )
         taken.append(_Recording(series, iterator, chosen))
     return taken
+
+
+def _read_rows(iterator: Any, start: int, stop: int) -> np.ndarray:
+    """Samples start..stop of every channel, as neuroconv's chunk iterator reads them."""
+    return cast(np.ndarray, iterator._get_data((slice(start, stop), slice(None))))
 
 
 def _sample(iterator: Any, shape: tuple[int, ...], chunk_shape: tuple[int, int]) -> np.ndarray:

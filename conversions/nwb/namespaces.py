@@ -21,7 +21,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 # Distinct schemas kept per process: the portal writes one or two; extensions add a few.
 _MOST_KEPT = 16
@@ -55,7 +55,10 @@ def cached_namespaces_to_validate(
     original = _original
     key = specification_digest(Path(path)) if path is not None and io is None and driver is None else None
     if key is None:
-        return original(path=path, driver=driver, aws_region=aws_region, io=io)  # type: ignore[no-any-return]
+        return cast(
+            "tuple[list[str], Any, dict[str, Any]]",
+            original(path=path, driver=driver, aws_region=aws_region, io=io),
+        )
     with _lock:
         kept = _kept.get(key)
         if kept is not None:

@@ -19,7 +19,7 @@ from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from xml.sax.saxutils import escape, quoteattr
 
 from .tree import open_nwb
@@ -338,7 +338,7 @@ def _channel_names(h5file: h5py.File, group: h5py.Group, first: int, last: int) 
 
 
 def _short_name(group: h5py.Group) -> str:
-    return group.name.rsplit("/", 1)[-1]
+    return cast(str, group.name).rsplit("/", 1)[-1]
 
 
 def _text(value: Any) -> str | None:
@@ -486,7 +486,7 @@ def _time_axis(plot: _Axis, y: int) -> list[str]:
 
 
 def _nice_step(rough: float) -> float:
-    magnitude = 10 ** math.floor(math.log10(rough))
+    magnitude: float = 10 ** math.floor(math.log10(rough))
     for multiple in (1, 2, 5, 10):
         if rough <= multiple * magnitude:
             return multiple * magnitude

@@ -12,6 +12,7 @@ summary with `describe_in_words` stays light.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,11 +70,10 @@ def describe_nwb(path: Path) -> dict[str, Any]:
                 "session": _described({"name": "session"}, lambda: _session(nwbfile)),
                 "subject": _subject(nwbfile),
                 "devices": [
-                    _described({"name": name}, lambda device=device: _device(device))
-                    for name, device in nwbfile.devices.items()
+                    _described({"name": name}, partial(_device, device)) for name, device in nwbfile.devices.items()
                 ],
                 "electrode_groups": [
-                    _described({"name": name}, lambda group=group: _electrode_group(group))
+                    _described({"name": name}, partial(_electrode_group, group))
                     for name, group in nwbfile.electrode_groups.items()
                 ],
                 "electrodes": _table_or_none("electrodes", nwbfile.electrodes),
@@ -242,6 +242,7 @@ def _series(path: str, series: TimeSeries, h5file: h5py.File) -> dict[str, Any]:
     shape = [int(length) for length in data.shape]
     samples = shape[0] if shape else 0
     rate = float(series.rate) if series.rate is not None else None
+    starting_time: float | None
     if rate is not None:
         starting_time = float(series.starting_time or 0.0)
         duration: float | None = samples / rate if rate > 0 else None

@@ -1,6 +1,6 @@
 """What a format module builds on: the detection result it returns, the handler it registers, the
 default rules for a choice of streams (any set converts; its facts come from the streams), and the
-small tools every format needs (a folder view for readers, plain problem messages).
+small tools every format needs (the upload's files, a folder view for readers, plain problem messages).
 
 Nothing here knows a format, and nothing here imports the registry, so format modules import it
 freely and `detection.py` sits on top of both without an import cycle.
@@ -8,6 +8,7 @@ freely and `detection.py` sits on top of both without an import cycle.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -250,6 +251,28 @@ def reader_view(root: Path, names: Mapping[str, str], *, contents: Mapping[str, 
             else:
                 path.symlink_to((root / relative).resolve())
         yield Path(view)
+
+
+def list_upload_files(root: Path) -> list[str]:
+    """Every regular file under `root`, as sorted POSIX paths relative to it.
+
+    Hidden files and `__MACOSX` folders are left out: they are operating-system clutter (macOS
+    writes `._name` copies of every file into zips) and never part of a recording.
+    """
+    if not root.is_dir():
+        raise FileNotFoundError(f"upload folder {root} does not exist")
+    found: list[str] = []
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = [name for name in subfolders if not _is_clutter(name)]
+        for name in names:
+            path = Path(folder) / name
+            if not _is_clutter(name) and path.is_file():
+                found.append(path.relative_to(root).as_posix())
+    return sorted(found)
+
+
+def _is_clutter(name: str) -> bool:
+    return name.startswith(".") or name == "__MACOSX"
 
 
 def problems_message(problems: Sequence[str]) -> str:

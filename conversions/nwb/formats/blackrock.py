@@ -437,17 +437,19 @@ def _read_nev(root: Path, name: str, problems: list[str]) -> _Nev | None:
 
 def _refuse_what_readers_cannot_convert(nsxs: Sequence[_Nsx], nev: _Nev | None) -> None:
     for nsx in nsxs:
-        if nsx.spec == "2.1" and nev is None:
-            raise RecordingProblem(
-                f"{nsx.name} is in Blackrock's oldest file format (2.1), which does not say how its numbers convert "
-                "to microvolts: that is in the .nev file recorded with it. Upload the .nev file together with it."
-            )
-        if nsx.spec == "2.1" and any(eid not in nev.digitization_nv for eid in nsx.electrode_ids):  # type: ignore[union-attr]
-            raise RecordingProblem(
-                f"{nsx.name} is in Blackrock's oldest file format (2.1), whose conversion to microvolts comes from "
-                f"the .nev file, but {nev.name} does not describe all its channels, so they are not from the same "  # type: ignore[union-attr]
-                "recording. Upload the .nev file recorded with it."
-            )
+        if nsx.spec == "2.1":
+            if nev is None:
+                raise RecordingProblem(
+                    f"{nsx.name} is in Blackrock's oldest file format (2.1), which does not say how its numbers "
+                    "convert to microvolts: that is in the .nev file recorded with it. Upload the .nev file together "
+                    "with it."
+                )
+            if any(eid not in nev.digitization_nv for eid in nsx.electrode_ids):
+                raise RecordingProblem(
+                    f"{nsx.name} is in Blackrock's oldest file format (2.1), whose conversion to microvolts comes "
+                    f"from the .nev file, but {nev.name} does not describe all its channels, so they are not from the "
+                    "same recording. Upload the .nev file recorded with it."
+                )
         if nsx.has_gaps:
             raise RecordingProblem(
                 f"{nsx.name} has gaps in time (its clock says samples are missing, e.g. while the recording was "
@@ -780,7 +782,7 @@ def _spikes_interface(path: Path, nev: _Nev) -> BaseDataInterface:
     sorting = interface.sorting_extractor
     # neo names each unit "ch<channel>#<class>", in the order spikeinterface keeps.
     names = [str(name) for name in sorting.neo_reader.header["spike_channels"]["name"]]
-    channel_ids, classes = zip(*(re.match(r"ch(\d+)#(\d+)", name).groups() for name in names), strict=True)  # type: ignore[union-attr]
+    channel_ids, classes = zip(*(re.match(r"ch(\d+)#(\d+)", name).groups() for name in names), strict=True)  # type: ignore[union-attr]  # neo's names all match
     sorting.set_property("channel_id", [int(value) for value in channel_ids])
     sorting.set_property("unit_class", [int(value) for value in classes])
     return interface

@@ -39,6 +39,7 @@ from .base import (
     Detection,
     Stream,
     SupportedFormat,
+    list_upload_files,
     reader_view,
     refuse_mixed_groups,
     short_reason,
@@ -157,7 +158,7 @@ def detect_as(root: Path, interface_name: str, *, options: Mapping[str, Any] | N
     choice = choosable_interfaces().get(interface_name)
     if choice is None:
         raise ValueError(f"{interface_name!r} is not a neuroconv recording interface")
-    return _inspect_as(choice, root, _list_files(root), options=options or {})
+    return _inspect_as(choice, root, list_upload_files(root), options=options or {})
 
 
 # --- inspecting -----------------------------------------------------------------------------------
@@ -579,7 +580,7 @@ def _inspect_chosen(choice: ChoosableInterface, root: Path, files: Sequence[str]
 def _parameters(interface_class: type) -> dict[str, inspect.Parameter]:
     """The constructor's named parameters (neuroconv's dispatching interfaces take them in `__new__`)."""
     found: dict[str, inspect.Parameter] = {}
-    for method in (interface_class.__init__, interface_class.__new__):  # type: ignore[misc]
+    for method in (interface_class.__init__, interface_class.__new__):  # type: ignore[misc]  # read, never called
         try:
             signature = inspect.signature(method)
         except (TypeError, ValueError):
@@ -617,13 +618,6 @@ def _installed(package: str) -> bool:
     except importlib.metadata.PackageNotFoundError:
         return False
     return True
-
-
-def _list_files(root: Path) -> list[str]:
-    """The upload's files as detection lists them (imported here: detection imports this module)."""
-    from ..detection import list_upload_files
-
-    return list_upload_files(root)
 
 
 __all__ = [

@@ -585,7 +585,7 @@ def _interface_classes() -> tuple[type, type]:
                 options.setdefault("data_representation", "physical_units")
             super().add_to_nwbfile(nwbfile, metadata, **options)
 
-    class EDFChannelInterface(EDFAnalogInterface):  # type: ignore[misc]
+    class EDFChannelInterface(EDFAnalogInterface):  # type: ignore[misc]  # neuroconv ships without type hints
         """One EDF signal that is not an electrode signal, as a TimeSeries in its own unit."""
 
         def __init__(

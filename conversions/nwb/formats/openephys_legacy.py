@@ -679,7 +679,7 @@ def _build_converter(folder: Path, stream_ids: Sequence[str]) -> NWBConverter:
         "format; the files do not name the amplifier or the electrodes.",
     }
 
-    class OpenEphysLegacyStreams(ConverterPipe):  # type: ignore[misc]
+    class OpenEphysLegacyStreams(ConverterPipe):  # type: ignore[misc]  # neuroconv ships without type hints
         def get_metadata(self) -> Any:
             metadata = super().get_metadata()
             metadata["NWBFile"].pop("session_start_time", None)

@@ -392,7 +392,7 @@ def _interface_classes() -> tuple[type, type]:
 
             return Spike2RecordingExtractor
 
-    class Spike2SmrAnalogInterface(BaseRecordingAsTimeSeriesInterface):  # type: ignore[misc]
+    class Spike2SmrAnalogInterface(BaseRecordingAsTimeSeriesInterface):  # type: ignore[misc]  # no type hints
         """Spike2 channels that are not electrode signals (flow, force...), as a TimeSeries in their own unit."""
 
         display_name = "Spike2 Analog (.smr)"

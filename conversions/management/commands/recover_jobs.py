@@ -2,7 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from conversions.workers.jobs import recover_stalled_jobs
+from conversions.services.attempts import recover_stalled_jobs
 
 
 class Command(BaseCommand):

@@ -23,7 +23,6 @@ from urllib.parse import urlparse
 import channels.testing  # noqa: F401
 import pytest
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.test import Client
 
 if "__provides__" in vars(abc.ABC):
@@ -100,11 +99,11 @@ class World:
     """Two labs: Ada (owner) and Ben (colleague) in one, Mia its manager; Carl in the other."""
 
     def __init__(self) -> None:
-        from conversions.models import ApiToken, Lab, Membership
+        from conversions.models import Membership
+        from tests.factories import LabFactory, MembershipFactory, UserFactory, api_key
 
-        user_model = get_user_model()
-        self.lab = Lab.objects.create(name="Visual Lab", timezone="Europe/Paris")
-        self.other_lab = Lab.objects.create(name="Auditory Lab")
+        self.lab = LabFactory(name="Visual Lab", timezone="Europe/Paris")
+        self.other_lab = LabFactory(name="Auditory Lab")
         self.users: dict[str, Any] = {}
         for name, lab, role in (
             ("ada", self.lab, Membership.Role.MEMBER),
@@ -112,11 +111,9 @@ class World:
             ("mia", self.lab, Membership.Role.MANAGER),
             ("carl", self.other_lab, Membership.Role.MEMBER),
         ):
-            user = user_model.objects.create_user(name, password=f"{name}-password")
-            Membership.objects.create(user=user, lab=lab, role=role)
-            self.users[name] = user
-        self.users["staff"] = user_model.objects.create_user("sam", password="sam-password", is_staff=True)
-        self.tokens = {name: ApiToken.issue(user, "tests")[1] for name, user in self.users.items()}
+            self.users[name] = MembershipFactory(user__username=name, lab=lab, role=role).user
+        self.users["staff"] = UserFactory(username="sam", is_staff=True)
+        self.tokens = {name: api_key(user) for name, user in self.users.items()}
 
     def client(self, name: str | None) -> Client:
         """An API client authenticated by token as `name`, or anonymous for None."""

@@ -13,9 +13,10 @@ import pytest
 from channels.testing import WebsocketCommunicator
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from conversions.models import ConversionAttempt, ConversionSession
+from conversions.models import ConversionSession
 from conversions.services import sessions
 from tests.conftest import World
+from tests.factories import AttemptFactory
 
 ALLOWED = {"ada": True, "ben": False, "mia": True, "carl": False, "staff": True}
 PEOPLE = [*ALLOWED, None]
@@ -83,9 +84,7 @@ def test_remove_file(world: World, session: ConversionSession, person: str | Non
 def test_download(world: World, session: ConversionSession, person: str | None, tmp_path: Path) -> None:
     nwb = tmp_path / "out.nwb"
     nwb.write_bytes(b"\x89HDF\r\n\x1a\n" + b"\0" * 64)
-    ConversionAttempt.objects.create(
-        session=session, number=1, state="succeeded", output_path=str(nwb), size_bytes=nwb.stat().st_size
-    )
+    AttemptFactory(session=session, number=1, state="succeeded", output_path=str(nwb), size_bytes=nwb.stat().st_size)
     response = world.client(person).get(f"/api/sessions/{session.id}/output")
     assert response.status_code == _expected(person, 200)
     if response.status_code == 200:

@@ -15,10 +15,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from conversions.api.schemas import STATUS_GROUPS
-from conversions.models import ConversionAttempt, ConversionSession, Lab, Membership, SourceFile
+from conversions.models import ConversionSession, Lab, Membership, SourceFile
 from conversions.orchestrator.state import Awaiting, Status
 from conversions.web.sessions import AWAITING_WORDS, STATUS_WORDS
 from tests.conftest import World
+from tests.factories import AttemptFactory
 
 
 def _session(world: World, owner: str, title: str = "", status: str = "idle", **fields: Any) -> ConversionSession:
@@ -97,7 +98,7 @@ def test_a_row_shows_the_total_size_of_the_files_and_the_number_of_attempts(worl
     SourceFile.objects.create(session=session, relative_path="run_g0/run_g0_t0.imec0.ap.bin", size_bytes=3 * 1024**2)
     SourceFile.objects.create(session=session, relative_path="run_g0/run_g0_t0.imec0.ap.meta", size_bytes=1024**2)
     for number in (1, 2, 3):
-        ConversionAttempt.objects.create(session=session, number=number, state="succeeded")
+        AttemptFactory(session=session, number=number, state="succeeded")
     row = re.search(rf'<tr data-session-id="{session.id}".*?</tr>', _page(world, "ada"), re.S)
     assert row is not None
     text = " ".join(re.sub(r"<[^>]+>", " ", row.group(0)).split())
@@ -258,7 +259,7 @@ def _add_sessions(world: World, count: int) -> None:
         session = _session(world, owner, f"Run {n}", status="completed")
         SourceFile.objects.create(session=session, relative_path=f"run{n}/a.bin", size_bytes=100)
         SourceFile.objects.create(session=session, relative_path=f"run{n}/a.meta", size_bytes=10)
-        ConversionAttempt.objects.create(session=session, number=1, state="succeeded")
+        AttemptFactory(session=session, number=1, state="succeeded")
 
 
 def test_the_number_of_queries_does_not_grow_with_the_sessions(world: World) -> None:

@@ -11,13 +11,14 @@ from asgiref.testing import ApplicationCommunicator
 from conversions.models import ConversionAttempt, ConversionSession
 from conversions.services import sessions
 from tests.conftest import World
+from tests.factories import AttemptFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _converted(world: World, size: int) -> tuple[ConversionSession, bytes]:
     session = sessions.create_session(user=world.users["ada"])
-    attempt = ConversionAttempt.objects.create(session=session, number=1, state=ConversionAttempt.State.SUCCEEDED)
+    attempt = AttemptFactory(session=session, number=1, state=ConversionAttempt.State.SUCCEEDED)
     path = sessions.attempt_output_path(session, attempt)
     path.parent.mkdir(parents=True, exist_ok=True)
     content = os.urandom(size)

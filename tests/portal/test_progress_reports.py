@@ -10,6 +10,7 @@ from conversions.models import ConversionAttempt
 from conversions.services import sessions
 from conversions.workers import jobs
 from tests.conftest import World
+from tests.factories import AttemptFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +32,7 @@ def announced(monkeypatch: pytest.MonkeyPatch) -> list[float]:
 @pytest.fixture
 def reporter(world: World) -> jobs._ProgressReporter:
     session = sessions.create_session(user=world.users["ada"])
-    attempt = ConversionAttempt.objects.create(session=session, number=1, state="running")
+    attempt = AttemptFactory(session=session, number=1, state="running")
     return jobs._ProgressReporter(attempt)
 
 

@@ -13,6 +13,7 @@ from conversions.models import ConversionAttempt, ConversionSession
 from conversions.services import sessions
 from conversions.services.attempts import recover_stalled_jobs
 from tests.conftest import World
+from tests.factories import AttemptFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,7 +24,7 @@ def _converting(world: World, deliveries: int, minutes_silent: int) -> tuple[Con
     session.state = {**session.state, "attempts": 1}
     session.save()
     stale = timezone.now() - timedelta(minutes=minutes_silent)
-    attempt = ConversionAttempt.objects.create(
+    attempt = AttemptFactory(
         session=session, number=1, state="running", deliveries=deliveries, heartbeat_at=stale, worker="gone@host"
     )
     return session, attempt

@@ -15,6 +15,7 @@ from django.utils import timezone
 from conversions.models import ChatMessage, ConversionAttempt, ConversionSession, MetadataField, ValidationIssue
 from conversions.services import sessions
 from tests.conftest import World
+from tests.factories import AttemptFactory
 
 ALLOWED = {"ada": True, "ben": False, "mia": True, "carl": False, "staff": True}
 FIRST = {"institution": "MIT", "experimenter": ["Smith, Jane"], "subject_id": "mouse001", "species": "Mus musculus"}
@@ -37,7 +38,7 @@ def _plan(session: ConversionSession, attempt: int, values: dict[str, Any], sour
 
 
 def _attempt(session: ConversionSession, number: int, state: str, metadata: dict[str, Any]) -> ConversionAttempt:
-    return ConversionAttempt.objects.create(
+    return AttemptFactory(
         session=session,
         number=number,
         state=state,

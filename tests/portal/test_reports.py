@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from conversions.models import ConversionAttempt, ConversionSession, Preview
+from conversions.models import ConversionAttempt, ConversionSession
 from conversions.nwb.conversion import convert_recording
 from conversions.nwb.dandi_validation import merge_findings, validate_with_dandi
 from conversions.nwb.detection import detect_format
@@ -21,6 +21,7 @@ from conversions.services import sessions
 from conversions.services.reports import IMPORTANCE_ORDER
 from conversions.workers import jobs
 from tests.conftest import World, real_data, wait_for_status
+from tests.factories import AttemptFactory, PreviewFactory
 
 SVG = "{http://www.w3.org/2000/svg}"
 ABF1 = "05210017_vc_abf1.abf"
@@ -211,10 +212,10 @@ def preview_nwb(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def session(world: World, abf_nwb: Path, preview_nwb: Path) -> ConversionSession:
     """Ada's session with a converted attempt 1 (the ABF file) and a preview 1 (Noise4Sam's stub)."""
     session = sessions.create_session(user=world.users["ada"], title="Patch clamp, cell 3")
-    ConversionAttempt.objects.create(
+    AttemptFactory(
         session=session, number=1, state="succeeded", output_path=str(abf_nwb), size_bytes=abf_nwb.stat().st_size
     )
-    Preview.objects.create(session=session, number=1, state="succeeded", output_path=str(preview_nwb), size_bytes=1)
+    PreviewFactory(session=session, number=1, state="succeeded", output_path=str(preview_nwb), size_bytes=1)
     return session
 
 
@@ -309,7 +310,7 @@ def test_user_text_in_the_report_page_is_escaped(world: World, session: Conversi
     ],
 )
 def test_an_attempt_without_a_file_says_why(world: World, session: ConversionSession, state: str, said: str) -> None:
-    ConversionAttempt.objects.create(session=session, number=2, state=state)
+    AttemptFactory(session=session, number=2, state=state)
 
     for endpoint in ("tree", "plot.svg"):
         response = world.client("ada").get(f"/api/sessions/{session.id}/attempts/2/{endpoint}")
@@ -319,8 +320,8 @@ def test_an_attempt_without_a_file_says_why(world: World, session: ConversionSes
 def test_missing_attempts_previews_and_files_are_named(world: World, session: ConversionSession) -> None:
     client = world.client("mia")
     base = f"/api/sessions/{session.id}"
-    Preview.objects.create(session=session, number=2, state="running")
-    ConversionAttempt.objects.create(session=session, number=3, state="succeeded", output_path="/nonexistent/x.nwb")
+    PreviewFactory(session=session, number=2, state="running")
+    AttemptFactory(session=session, number=3, state="succeeded", output_path="/nonexistent/x.nwb")
 
     assert client.get(f"{base}/attempts/9/tree").json() == {"detail": "This session has no conversion attempt 9."}
     assert client.get(f"{base}/previews/7/plot.svg").json()["detail"].startswith("This session has no preview 7")
@@ -357,7 +358,7 @@ def test_an_unreadable_file_is_reported_not_crashed_on(
 ) -> None:
     broken = tmp_path / "broken.nwb"
     broken.write_bytes(b"not HDF5 at all")
-    ConversionAttempt.objects.create(session=session, number=2, state="succeeded", output_path=str(broken))
+    AttemptFactory(session=session, number=2, state="succeeded", output_path=str(broken))
 
     response = world.client("ada").get(f"/api/sessions/{session.id}/attempts/2/tree")
 

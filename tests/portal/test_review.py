@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from conversions.models import AuditEvent, ConversionAttempt, ConversionSession
+from conversions.models import AuditEvent, ConversionSession
 from conversions.services import sessions
 from tests.conftest import World
+from tests.factories import AttemptFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.django_db
 def _failed_session(world: World) -> ConversionSession:
     session = sessions.create_session(user=world.users["ada"], title="stuck")
     ConversionSession.objects.filter(id=session.id).update(status="failed", state={**session.state, "attempts": 1})
-    ConversionAttempt.objects.create(
+    AttemptFactory(
         session=session,
         number=1,
         state="failed",

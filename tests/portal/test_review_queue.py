@@ -17,6 +17,7 @@ from django.utils import timezone
 from conversions.models import AuditEvent, ChatMessage, ConversionAttempt, ConversionSession
 from conversions.services import review, review_queue, sessions
 from tests.conftest import World, real_data, wait_for, wait_for_status
+from tests.factories import AttemptFactory
 
 CSRF = "r" * 32
 
@@ -58,7 +59,7 @@ def _attempt(
 ) -> ConversionAttempt:
     """An attempt whose job was queued `ago` (the timestamps a worker would have written)."""
     queued = timezone.now() - ago
-    attempt = ConversionAttempt.objects.create(session=session, number=number, state=state, **fields)
+    attempt = AttemptFactory(session=session, number=number, state=state, **fields)
     ConversionAttempt.objects.filter(id=attempt.id).update(queued_at=queued)
     attempt.refresh_from_db()
     return attempt

@@ -18,6 +18,7 @@ from conversions.services.attempts import recover_stalled_jobs
 from conversions.workers import tasks
 from nwbportal import embedded
 from tests.conftest import World, wait_for_status
+from tests.factories import AttemptFactory
 from tests.nwb.test_dandi_validation import MOUSE, _write_nwb
 from tests.portal.test_end_to_end import _converse_to_completion, _upload
 
@@ -62,7 +63,7 @@ def _validating(world: World, output: Path, *, minutes_ago: int) -> ConversionAt
     session.state = {**session.state, "attempts": 1}
     session.save()
     started = timezone.now() - timedelta(minutes=minutes_ago)
-    return ConversionAttempt.objects.create(
+    return AttemptFactory(
         session=session,
         number=1,
         state="succeeded",

@@ -67,21 +67,17 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
             return 0
 
     @database_sync_to_async
-    def _catch_up(self, user: Any, session_id: str, after: int) -> list[dict[str, Any]] | None:
+    def _catch_up(self, user: Any, session_id: str, after: int) -> list[notify.Event] | None:
         """What a page that reconnects missed: messages after the last one it has, then the status."""
         try:
             session = sessions.get_session(user, session_id)
         except NotFound:
             return None
-        events: list[dict[str, Any]] = [
-            {"type": "message", "message": sessions.message_payload(m)} for m in session.messages.filter(id__gt=after)
+        events: list[notify.Event] = [
+            notify.message_event(sessions.message_payload(m)) for m in session.messages.filter(id__gt=after)
         ]
-        events.append(
-            {"type": "status", "status": session.status, "awaiting": session.awaiting, "format": session.format}
-        )
+        events.append(notify.status_event(status=session.status, awaiting=session.awaiting, format=session.format))
         latest = session.attempts.order_by("-number").first()
         if latest is not None and session.status == "converting":
-            events.append(
-                {"type": "progress", "phase": "converting", "percent": latest.progress, "attempt": latest.number}
-            )
+            events.append(notify.progress_event("converting", latest.progress, latest.number))
         return events

@@ -14,7 +14,7 @@ import queue
 import threading
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -23,16 +23,78 @@ from django.conf import settings
 logger = logging.getLogger(__name__)
 
 
+# --- the events, as the pages receive them (static/js reads these keys) -----------------------------
+
+
+class MessagePayload(TypedDict):
+    """A chat message as the API and the pages show it."""
+
+    id: int
+    role: str
+    text: str
+    card: str | None
+    data: Any
+    created: str
+
+
+class MessageEvent(TypedDict):
+    type: Literal["message"]
+    message: MessagePayload
+
+
+class StatusEvent(TypedDict):
+    type: Literal["status"]
+    status: str
+    awaiting: str
+    format: str
+
+
+class ProgressEvent(TypedDict):
+    type: Literal["progress"]
+    phase: Literal["converting", "validating"]
+    percent: float | None
+    attempt: int
+
+
+class OwnerEvent(TypedDict):
+    """The session changed hands (a reviewer reassigned it)."""
+
+    type: Literal["session"]
+    owner: str
+
+
+Event = MessageEvent | StatusEvent | ProgressEvent | OwnerEvent
+
+
+def message_event(message: MessagePayload) -> MessageEvent:
+    return {"type": "message", "message": message}
+
+
+def status_event(*, status: str, awaiting: str, format: str) -> StatusEvent:
+    return {"type": "status", "status": status, "awaiting": awaiting, "format": format}
+
+
+def progress_event(phase: Literal["converting", "validating"], percent: float | None, attempt: int) -> ProgressEvent:
+    return {"type": "progress", "phase": phase, "percent": percent, "attempt": attempt}
+
+
+def owner_event(owner: str) -> OwnerEvent:
+    return {"type": "session", "owner": owner}
+
+
+# --- sending them -----------------------------------------------------------------------------------
+
+
 def group_name(session_id: uuid.UUID | str) -> str:
     return f"session.{session_id}"
 
 
-def publish(session_id: uuid.UUID | str, event: dict[str, Any]) -> None:
-    """Send one event (`type` is message, status or progress) to everyone watching the session."""
+def publish(session_id: uuid.UUID | str, event: Event) -> None:
+    """Send one event to everyone watching the session."""
     publish_all(session_id, [event])
 
 
-def publish_all(session_id: uuid.UUID | str, events: Sequence[dict[str, Any]]) -> None:
+def publish_all(session_id: uuid.UUID | str, events: Sequence[Event]) -> None:
     """Send several events in order, crossing into the event loop once (each crossing costs a few
     milliseconds, which a chat turn with three events would pay three times).
 

@@ -48,8 +48,8 @@ def _note_text(text: str, *, required: bool) -> str:
 
 def _tell_pages(session: ConversionSession, messages: list[ChatMessage]) -> None:
     """Once committed, push the new messages and the session's state to the pages watching it."""
-    events: list[dict[str, Any]] = [{"type": "message", "message": sessions.message_payload(m)} for m in messages]
-    events.append({"type": "status", "status": session.status, "awaiting": session.awaiting, "format": session.format})
+    events: list[notify.Event] = [notify.message_event(sessions.message_payload(m)) for m in messages]
+    events.append(notify.status_event(status=session.status, awaiting=session.awaiting, format=session.format))
     session_id = session.id
     transaction.on_commit(lambda: notify.publish_all(session_id, events))
 
@@ -111,7 +111,7 @@ def reassign(*, session: ConversionSession, user: AbstractBaseUser, new_owner_id
         )
         _tell_pages(locked, [message])
         owner = new_owner.get_username()
-        transaction.on_commit(lambda: notify.publish(locked.id, {"type": "session", "owner": owner}))
+        transaction.on_commit(lambda: notify.publish(locked.id, notify.owner_event(owner)))
 
 
 def resolve(*, session: ConversionSession, user: AbstractBaseUser, note: str, tell_user: bool = False) -> None:

@@ -603,14 +603,9 @@ def _apply(
             )
         for action in step.actions:
             _carry_out(session, action)
-        status_event = {
-            "type": "status",
-            "status": session.status,
-            "awaiting": session.awaiting,
-            "format": session.format,
-        }
-        message_events = [{"type": "message", "message": message_payload(m)} for m in new_messages]
-        transaction.on_commit(lambda: notify.publish_all(session_id, [*message_events, status_event]))
+        events: list[notify.Event] = [notify.message_event(message_payload(m)) for m in new_messages]
+        events.append(notify.status_event(status=session.status, awaiting=session.awaiting, format=session.format))
+        transaction.on_commit(lambda: notify.publish_all(session_id, events))
     return step, replies, session
 
 
@@ -709,7 +704,7 @@ def preview_output_path(session: ConversionSession, preview: Preview) -> Path:
     return session.directory / "previews" / f"preview-{preview.number}" / name
 
 
-def message_payload(message: ChatMessage) -> dict[str, Any]:
+def message_payload(message: ChatMessage) -> notify.MessagePayload:
     return {
         "id": message.id,
         "role": message.role,

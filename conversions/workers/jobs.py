@@ -99,7 +99,7 @@ class _ProgressReporter:
         attempts.store_progress(self.attempt_id, self.run, percent)
         notify.publish(
             self.session_id,
-            {"type": "progress", "phase": "converting", "percent": round(percent, 1), "attempt": self.number},
+            notify.progress_event("converting", round(percent, 1), self.number),
         )
 
     def should_stop(self) -> bool:
@@ -272,9 +272,7 @@ def _validate_claimed(attempt_id: int) -> None:
     from conversions.nwb.validation import InspectionIssue, explain, fields_for, fields_to_ask, outcome_of
 
     attempt = ConversionAttempt.objects.get(id=attempt_id)
-    notify.publish(
-        attempt.session_id, {"type": "progress", "phase": "validating", "percent": 0.0, "attempt": attempt.number}
-    )
+    notify.publish(attempt.session_id, notify.progress_event("validating", 0.0, attempt.number))
     try:
         # nwbinspector and DANDI's own validator: what only DANDI finds (species it does not know, the
         # file's NWB version) is added to nwbinspector's findings.
@@ -309,9 +307,7 @@ def _validate_claimed(attempt_id: int) -> None:
     summaries = _in_plain_words(attempt, issues, summaries)
 
     attempts.store_validation(attempt, issues, summaries, outcome.value)
-    notify.publish(
-        attempt.session_id, {"type": "progress", "phase": "validating", "percent": 100.0, "attempt": attempt.number}
-    )
+    notify.publish(attempt.session_id, notify.progress_event("validating", 100.0, attempt.number))
     attempts.report_validation(attempt, summaries, outcome.value)
 
 

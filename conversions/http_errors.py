@@ -8,8 +8,9 @@
   (`on_failure_return_to`): that page says "Not done: …" and gives back the text they wrote, so
   nothing typed is lost.
 
-A view may still catch a domain error to show it beside the field of its own form (a key's name, a
-subject's id); it never builds an error answer of its own.
+A view may still catch a domain error to show it inside its own page: beside the field of its form
+(a key's name, a subject's id), or, on a lab's settings page, who manages the lab when a member may
+not change it. It never builds an error answer of its own otherwise.
 """
 
 from __future__ import annotations

@@ -8,7 +8,18 @@ from typing import Any
 import factory
 from django.contrib.auth import get_user_model
 
-from conversions.models import ApiToken, ConversionAttempt, Lab, Membership, Preview
+from conversions.models import (
+    ApiToken,
+    ChatMessage,
+    ConversionAttempt,
+    Lab,
+    Membership,
+    MetadataField,
+    Preview,
+    SourceFile,
+    Subject,
+    ValidationIssue,
+)
 
 
 class LabFactory(factory.django.DjangoModelFactory):
@@ -64,3 +75,47 @@ class PreviewFactory(factory.django.DjangoModelFactory):
 
     number = 1
     state = Preview.State.SUCCEEDED
+
+
+class SubjectFactory(factory.django.DjangoModelFactory):
+    """An animal of a lab's subject registry."""
+
+    class Meta:
+        model = Subject
+
+    lab = factory.SubFactory(LabFactory)
+    subject_id = factory.Sequence(lambda n: f"mouse{n:03d}")
+
+
+class SourceFileFactory(factory.django.DjangoModelFactory):
+    """A file of a session, as the upload records it (the bytes are the test's to write)."""
+
+    class Meta:
+        model = SourceFile
+
+    relative_path = factory.Sequence(lambda n: f"run{n}/recording.bin")
+    size_bytes = 1024
+
+
+class MetadataFieldFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = MetadataField
+
+    source = "user"
+
+
+class MessageFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = ChatMessage
+
+    role = ChatMessage.Role.USER
+
+
+class IssueFactory(factory.django.DjangoModelFactory):
+    """A validation issue of an attempt."""
+
+    class Meta:
+        model = ValidationIssue
+
+    importance = "BEST_PRACTICE_SUGGESTION"
+    location = "/"

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from conversions.models import ConversionSession, SourceFile
+from conversions.models import ConversionSession
 from tests.browser.conftest import log_in
 from tests.conftest import World
+from tests.factories import SourceFileFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -59,9 +60,7 @@ def test_the_dashboard_lists_sessions_and_filters_them_by_status_and_words(
     live_world: World, page: Page, screenshot: Callable[[str], Path]
 ) -> None:
     waiting = _session(live_world, "ada", "V1 day 1", "awaiting_user_input", awaiting="required_metadata")
-    SourceFile.objects.create(
-        session=waiting, relative_path="Noise4Sam_g0/Noise4Sam_g0_t0.imec0.ap.bin", size_bytes=889_350
-    )
+    SourceFileFactory(session=waiting, relative_path="Noise4Sam_g0/Noise4Sam_g0_t0.imec0.ap.bin", size_bytes=889_350)
     _session(live_world, "ada", "V1 day 2", "converting")
     _session(live_world, "ada", "V1 day 3", "completed", format="spikeglx")
     _session(live_world, "ada", "V1 day 4", "failed")

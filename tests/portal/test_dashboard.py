@@ -15,11 +15,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from conversions.api.schemas import STATUS_GROUPS
-from conversions.models import ConversionSession, Lab, Membership, SourceFile
+from conversions.models import ConversionSession, Membership
 from conversions.orchestrator.state import Awaiting, Status
 from conversions.web.sessions import AWAITING_WORDS, STATUS_WORDS
 from tests.conftest import World
-from tests.factories import AttemptFactory
+from tests.factories import AttemptFactory, LabFactory, MembershipFactory, SourceFileFactory
 
 
 def _session(world: World, owner: str, title: str = "", status: str = "idle", **fields: Any) -> ConversionSession:
@@ -61,7 +61,7 @@ def test_anonymous_visitors_are_sent_to_log_in(world: World) -> None:
 
 
 def test_staff_see_their_own_sessions_and_those_of_a_lab_they_manage(world: World) -> None:
-    Membership.objects.create(user=world.users["staff"], lab=world.other_lab, role=Membership.Role.MANAGER)
+    MembershipFactory(user=world.users["staff"], lab=world.other_lab, role=Membership.Role.MANAGER)
     carls = _session(world, "carl", "Carl A1 run")
     adas = _session(world, "ada", "Ada V1 run")
     listed = _listed(_page(world, "staff"))
@@ -95,8 +95,8 @@ def test_a_row_shows_the_total_size_of_the_files_and_the_number_of_attempts(worl
         format="spikeglx",
         detection={"format_label": "SpikeGLX", "streams": []},
     )
-    SourceFile.objects.create(session=session, relative_path="run_g0/run_g0_t0.imec0.ap.bin", size_bytes=3 * 1024**2)
-    SourceFile.objects.create(session=session, relative_path="run_g0/run_g0_t0.imec0.ap.meta", size_bytes=1024**2)
+    SourceFileFactory(session=session, relative_path="run_g0/run_g0_t0.imec0.ap.bin", size_bytes=3 * 1024**2)
+    SourceFileFactory(session=session, relative_path="run_g0/run_g0_t0.imec0.ap.meta", size_bytes=1024**2)
     for number in (1, 2, 3):
         AttemptFactory(session=session, number=number, state="succeeded")
     row = re.search(rf'<tr data-session-id="{session.id}".*?</tr>', _page(world, "ada"), re.S)
@@ -163,7 +163,7 @@ def assorted(world: World) -> dict[str, ConversionSession]:
         "stuck": _session(world, "ada", "Stuck run", status="validating", needs_review=True),
         "cancelled": _session(world, "ada", "Cancelled run", status="cancelled"),
     }
-    SourceFile.objects.create(session=sessions["new"], relative_path="Noise4Sam_g0/Noise4Sam.ap.bin", size_bytes=10)
+    SourceFileFactory(session=sessions["new"], relative_path="Noise4Sam_g0/Noise4Sam.ap.bin", size_bytes=10)
     return sessions
 
 
@@ -199,7 +199,7 @@ def test_the_search_finds_titles_and_file_names_and_keeps_the_status_in_the_link
 
 
 def test_the_lab_filter_shows_one_lab_for_someone_in_several(world: World) -> None:
-    Membership.objects.create(user=world.users["ada"], lab=world.other_lab)
+    MembershipFactory(user=world.users["ada"], lab=world.other_lab)
     visual = _session(world, "ada", "Visual run")
     auditory = _session(world, "ada", "Auditory run", lab=world.other_lab)
     page = _page(world, "ada", f"?lab={world.other_lab.id}")
@@ -210,7 +210,7 @@ def test_the_lab_filter_shows_one_lab_for_someone_in_several(world: World) -> No
 
 def test_filters_that_cannot_be_used_are_said_and_everything_is_shown(world: World) -> None:
     mine = _session(world, "ada", "Mine")
-    secret_lab = Lab.objects.create(name="Secret Lab")
+    secret_lab = LabFactory(name="Secret Lab")
     page = _page(world, "ada", f"?status=bogus&lab={secret_lab.id}")
     assert "“bogus” is not one of the status filters" in page
     assert "That lab is not one of yours" in page
@@ -257,8 +257,8 @@ def _add_sessions(world: World, count: int) -> None:
     for n in range(count):
         owner = "ada" if n % 2 else "ben"
         session = _session(world, owner, f"Run {n}", status="completed")
-        SourceFile.objects.create(session=session, relative_path=f"run{n}/a.bin", size_bytes=100)
-        SourceFile.objects.create(session=session, relative_path=f"run{n}/a.meta", size_bytes=10)
+        SourceFileFactory(session=session, relative_path=f"run{n}/a.bin", size_bytes=100)
+        SourceFileFactory(session=session, relative_path=f"run{n}/a.meta", size_bytes=10)
         AttemptFactory(session=session, number=1, state="succeeded")
 
 
@@ -293,7 +293,7 @@ def test_starting_without_a_title_is_fine(world: World) -> None:
 
 
 def test_someone_in_two_labs_chooses_the_lab(world: World) -> None:
-    Membership.objects.create(user=world.users["ada"], lab=world.other_lab)
+    MembershipFactory(user=world.users["ada"], lab=world.other_lab)
     _poster(world, "ada").post("/sessions/new", {"title": "A1", "lab": world.other_lab.id})
     assert ConversionSession.objects.get(owner=world.users["ada"]).lab == world.other_lab
 

@@ -14,6 +14,7 @@ from django.test import Client
 from conversions.models import AuditEvent, ConversionSession, Lab, Membership, Subject
 from conversions.services import labs
 from tests.conftest import World, real_data, wait_for_status
+from tests.factories import SubjectFactory
 
 PEOPLE = ["ada", "ben", "mia", "carl", "staff", None]
 # ada and ben are members of the lab, mia manages it, carl manages another lab.
@@ -27,7 +28,7 @@ def lab(world: World) -> Lab:
     Membership.objects.filter(user=world.users["carl"]).update(role=Membership.Role.MANAGER)
     world.lab.institution = "Old Institute"
     world.lab.save()
-    Subject.objects.create(lab=world.lab, subject_id="mouse001", species="Mus musculus", sex="M")
+    SubjectFactory(lab=world.lab, subject_id="mouse001", species="Mus musculus", sex="M")
     return world.lab
 
 
@@ -122,7 +123,7 @@ def test_importing_from_the_page(world: World, lab: Lab, person: str | None) -> 
 
 
 def test_a_subject_of_another_lab_cannot_be_removed_through_this_one(world: World, lab: Lab) -> None:
-    theirs = Subject.objects.create(lab=world.other_lab, subject_id="gerbil1")
+    theirs = SubjectFactory(lab=world.other_lab, subject_id="gerbil1")
     response = _browser(world, "mia").post(f"/labs/{lab.id}/subjects/{theirs.pk}/delete")
     assert response.status_code == 404
     assert Subject.objects.filter(pk=theirs.pk).exists()
@@ -522,8 +523,8 @@ def test_settings_and_registry_changes_are_audited(world: World, lab: Lab) -> No
 
 
 def test_subject_facts_match_ids_whatever_the_case_and_spaces(world: World, lab: Lab) -> None:
-    Subject.objects.create(lab=lab, subject_id="Rat7", species="Rattus norvegicus", date_of_birth=date(2024, 1, 10))
-    Subject.objects.create(lab=world.other_lab, subject_id="gerbil1", species="Meriones unguiculatus")
+    SubjectFactory(lab=lab, subject_id="Rat7", species="Rattus norvegicus", date_of_birth=date(2024, 1, 10))
+    SubjectFactory(lab=world.other_lab, subject_id="gerbil1", species="Meriones unguiculatus")
     assert labs.subject_facts(lab, "  rat7 ") == {"species": "Rattus norvegicus", "date_of_birth": "2024-01-10"}
     assert labs.subject_facts(lab, "MOUSE001") == {"species": "Mus musculus", "sex": "M"}
     assert labs.subject_facts(lab, "gerbil1") == {}, "another lab's subject is not this lab's"

@@ -14,6 +14,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from conversions.models import ApiToken, ConversionSession, Subject
 from conversions.services import sessions
 from tests.conftest import World
+from tests.factories import SubjectFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -102,7 +103,7 @@ def test_a_registry_holds_at_most_lab_max_subjects(world: World, settings: Any) 
 def test_the_lists_page_with_a_total_and_a_link_to_the_next(world: World, data_root: Path) -> None:
     for number in range(4):
         ApiToken.issue(world.users["ada"], f"key {number}")
-        Subject.objects.create(lab=world.lab, subject_id=f"s{number}")
+        SubjectFactory(lab=world.lab, subject_id=f"s{number}")
     ada = world.client("ada")
     keys = ada.get("/api/keys?limit=2")
     assert keys["X-Total-Count"] == "5" and "offset=2" in keys["Link"] and len(keys.json()) == 2

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from conversions.models import ChatMessage, ConversionAttempt, ConversionSession, MetadataField, ValidationIssue
+from conversions.models import ChatMessage, ConversionAttempt, ConversionSession, MetadataField
 from conversions.services import sessions
 from tests.conftest import World
-from tests.factories import AttemptFactory
+from tests.factories import AttemptFactory, IssueFactory, MessageFactory, MetadataFieldFactory
 
 ALLOWED = {"ada": True, "ben": False, "mia": True, "carl": False, "staff": True}
 FIRST = {"institution": "MIT", "experimenter": ["Smith, Jane"], "subject_id": "mouse001", "species": "Mus musculus"}
@@ -23,7 +23,7 @@ THIRD = {**FIRST, "institution": "Stanford", "species": "Mus musculus"}
 
 
 def _plan(session: ConversionSession, attempt: int, values: dict[str, Any], sources: dict[str, str]) -> None:
-    ChatMessage.objects.create(
+    MessageFactory(
         session=session,
         role=ChatMessage.Role.ASSISTANT,
         text=f"Plan for attempt {attempt}",
@@ -61,7 +61,7 @@ def session(world: World) -> ConversionSession:
     third = _attempt(session, 3, "succeeded", THIRD)
     # Queued after its plan, as a real attempt is.
     ConversionAttempt.objects.filter(id=third.id).update(queued_at=timezone.now() + timedelta(seconds=1))
-    ValidationIssue.objects.create(
+    IssueFactory(
         attempt=third, check_name="check_keywords", importance="BEST_PRACTICE_SUGGESTION", message="no keywords"
     )
     now = {
@@ -71,7 +71,7 @@ def session(world: World) -> ConversionSession:
     }
     MetadataField.objects.filter(session=session).delete()
     for name, (value, source) in now.items():
-        MetadataField.objects.create(session=session, name=name, value=value, source=source)
+        MetadataFieldFactory(session=session, name=name, value=value, source=source)
     return session
 
 
@@ -114,7 +114,7 @@ def test_the_page_shows_each_file_newest_first_and_points_issue_links_at_the_val
 
 def test_before_any_file_the_values_the_next_conversion_will_use_are_listed(world: World) -> None:
     fresh = sessions.create_session(user=world.users["ada"], title="Nothing yet")
-    MetadataField.objects.create(session=fresh, name="institution", value="MIT", source="user")
+    MetadataFieldFactory(session=fresh, name="institution", value="MIT", source="user")
 
     report = world.client("ada").get(f"/api/sessions/{fresh.id}/report.json").json()
     html = world.client("ada").get(f"/api/sessions/{fresh.id}/report.html").content.decode()
@@ -127,7 +127,7 @@ def test_before_any_file_the_values_the_next_conversion_will_use_are_listed(worl
 def test_automatic_fixes_are_listed_change_by_change_in_the_transcript(
     world: World, session: ConversionSession
 ) -> None:
-    ChatMessage.objects.create(
+    MessageFactory(
         session=session,
         role=ChatMessage.Role.ASSISTANT,
         text="Fixed automatically: 1 value written the way DANDI accepts (subject id).",

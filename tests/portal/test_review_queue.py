@@ -17,7 +17,7 @@ from django.utils import timezone
 from conversions.models import AuditEvent, ChatMessage, ConversionAttempt, ConversionSession
 from conversions.services import review, review_queue, sessions
 from tests.conftest import World, real_data, wait_for, wait_for_status
-from tests.factories import AttemptFactory
+from tests.factories import AttemptFactory, IssueFactory
 
 CSRF = "r" * 32
 
@@ -285,7 +285,7 @@ def test_the_sweep_runs_as_a_celery_task(world: World, mailoutbox: list[Any]) ->
 
 @pytest.mark.django_db
 def test_the_review_page_shows_everything_about_the_session(world: World, data_root: Path) -> None:
-    from conversions.models import LlmCall, ValidationIssue
+    from conversions.models import LlmCall
 
     session = _session(world, status="awaiting_user_input", awaiting="correction", title="with issues")
     sessions.perform_action(session=session, user=world.users["ada"], action="request_help")
@@ -296,9 +296,7 @@ def test_the_review_page_shows_everything_about_the_session(world: World, data_r
     good = _attempt(
         session, 2, "succeeded", ago=timedelta(minutes=3), output_path=str(output), size_bytes=11, validation="failed"
     )
-    ValidationIssue.objects.create(
-        attempt=good, check_name="check_subject_exists", importance="CRITICAL", message="Subject is missing."
-    )
+    IssueFactory(attempt=good, check_name="check_subject_exists", importance="CRITICAL", message="Subject is missing.")
     LlmCall.objects.create(
         session=session, model="claude-test", outcome="ok", input_tokens=812, output_tokens=64, latency_ms=930
     )

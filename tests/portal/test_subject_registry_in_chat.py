@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from conversions.models import Subject
 from tests.conftest import World
+from tests.factories import SubjectFactory
 from tests.portal.test_golden_dialogues import Scientist, spikeglx_run
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def _register(world: World) -> None:
     # The generated recording starts on 2024-03-15: ninety days after this birth date.
-    Subject.objects.create(
+    SubjectFactory(
         lab=world.lab,
         subject_id="mouse001",
         species="Mus musculus",
@@ -68,7 +68,7 @@ def test_what_the_user_says_wins_over_the_registry(
 
 
 def test_another_labs_registry_is_not_used(live_world: World, celery_worker_thread: Any, tmp_path: Path) -> None:
-    Subject.objects.create(lab=live_world.other_lab, subject_id="mouse001", species="Rattus norvegicus", sex="M")
+    SubjectFactory(lab=live_world.other_lab, subject_id="mouse001", species="Rattus norvegicus", sex="M")
     user = Scientist.opens_session(live_world, "not ours")
     user.uploads(spikeglx_run(tmp_path, "reg3", seed=5))
     user.waits()

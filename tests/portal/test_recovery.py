@@ -65,6 +65,21 @@ def test_a_first_loss_is_run_again_and_the_user_is_told(
     assert attempt.deliveries == 2
 
 
+def test_the_recover_jobs_command_runs_the_recovery_and_says_how_many_were_requeued(
+    live_world: World, settings: Any
+) -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    settings.JOB_RETRY_BACKOFF_SECONDS = 0
+    session, _ = _converting(live_world, deliveries=1, minutes_silent=30)
+    out = StringIO()
+    call_command("recover_jobs", "--stall-seconds", "60", stdout=out)
+    assert out.getvalue().strip() == "1 job(s) requeued"
+    assert session.messages.filter(text__contains="interrupted").exists()
+
+
 def test_after_a_gap_the_recovery_gives_running_jobs_a_round_to_report(live_world: World) -> None:
     """The recovery could not run for a while (the database was out of reach): neither could the
     jobs mark themselves alive, so none is judged lost before it had one more round to do so. A

@@ -5,11 +5,11 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from django.http import HttpRequest
 from ninja import Router, Schema
 
 from conversions.api.schemas import ErrorOut, TurnOut, turn_detail
 from conversions.services import sessions
+from conversions.services.authentication import AuthenticatedHttpRequest
 
 router = Router()
 
@@ -24,7 +24,7 @@ class FieldIn(Schema):
     response={200: TurnOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut},
     url_name="session_metadata_field",
 )
-def edit_field(request: HttpRequest, session_id: uuid.UUID, name: str, payload: FieldIn) -> dict[str, Any]:
+def edit_field(request: AuthenticatedHttpRequest, session_id: uuid.UUID, name: str, payload: FieldIn) -> dict[str, Any]:
     """Set one metadata value, as if the user had said so in the chat: the turn's replies say what
     the portal made of it, and the session shows the value with the source "user"."""
     session = sessions.get_session(request.user, session_id)

@@ -6,13 +6,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from ninja import Query, Router, Schema, Status
 from ninja.security import SessionAuth
 
 from conversions.api.schemas import ErrorOut, Page, page_of
 from conversions.models import ApiToken
 from conversions.services import keys
+from conversions.services.authentication import AuthenticatedHttpRequest
 
 router = Router(tags=["keys"])
 
@@ -36,7 +37,7 @@ class KeyIn(Schema):
 
 
 @router.get("/keys", response=list[KeyOut], url_name="keys")
-def list_keys(request: HttpRequest, page: Query[Page], response: HttpResponse) -> list[ApiToken]:
+def list_keys(request: AuthenticatedHttpRequest, page: Query[Page], response: HttpResponse) -> list[ApiToken]:
     """Your API keys, newest first, a page at a time (at most ApiToken.MAX_ACTIVE_PER_USER active,
     and those revoked)."""
     return list(page_of(request, response, keys.keys_of(request.user).order_by("-created", "-id"), page))
@@ -49,13 +50,13 @@ def list_keys(request: HttpRequest, page: Query[Page], response: HttpResponse) -
     response={201: NewKeyOut, 400: ErrorOut, 403: ErrorOut, 409: ErrorOut},
     url_name="keys_make",
 )
-def make_key(request: HttpRequest, payload: KeyIn) -> Status[dict[str, Any]]:
+def make_key(request: AuthenticatedHttpRequest, payload: KeyIn) -> Status[dict[str, Any]]:
     """Make a key (logged in only, not with a key). `key` is in this answer only: keep it now."""
     token, key = keys.make_key(request.user, payload.name)
     return Status(201, {**KeyOut.model_validate(token).model_dump(), "key": key})
 
 
 @router.delete("/keys/{key_id}", response={200: KeyOut, 404: ErrorOut}, url_name="key")
-def revoke_key(request: HttpRequest, key_id: int) -> ApiToken:
+def revoke_key(request: AuthenticatedHttpRequest, key_id: int) -> ApiToken:
     """Revoke one of your keys: it stops working at once (a key may revoke itself)."""
     return keys.revoke_key(request.user, key_id)

@@ -6,13 +6,14 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from ninja import Query, Router, Schema, Status
 
 from conversions.api.schemas import ErrorOut, Page, page_of
 from conversions.errors import NotFound
 from conversions.models import Lab, Subject
 from conversions.services import labs
+from conversions.services.authentication import AuthenticatedHttpRequest
 
 router = Router(tags=["labs"])
 
@@ -78,7 +79,7 @@ class InvalidOut(Schema):
     errors: dict[str, str]
 
 
-def _settings(lab: Lab, request: HttpRequest) -> dict[str, Any]:
+def _settings(lab: Lab, request: AuthenticatedHttpRequest) -> dict[str, Any]:
     return {
         "id": lab.id,
         "name": lab.name,
@@ -103,7 +104,7 @@ def _given(payload: Schema) -> dict[str, Any]:
 
 
 @router.get("/labs/{lab_id}/settings", response={200: LabSettingsOut, 404: ErrorOut}, url_name="lab_settings_detail")
-def get_settings(request: HttpRequest, lab_id: int) -> dict[str, Any]:
+def get_settings(request: AuthenticatedHttpRequest, lab_id: int) -> dict[str, Any]:
     return _settings(labs.lab_for(request.user, lab_id), request)
 
 
@@ -112,7 +113,7 @@ def get_settings(request: HttpRequest, lab_id: int) -> dict[str, Any]:
     response={200: LabSettingsOut, 400: InvalidOut, 403: ErrorOut, 404: ErrorOut},
     url_name="lab_settings_change",
 )
-def put_settings(request: HttpRequest, lab_id: int, payload: LabSettingsIn) -> Any:
+def put_settings(request: AuthenticatedHttpRequest, lab_id: int, payload: LabSettingsIn) -> Any:
     lab = labs.lab_for(request.user, lab_id, to_change=True)
     try:
         values = labs.clean_settings(_given(payload))
@@ -123,7 +124,9 @@ def put_settings(request: HttpRequest, lab_id: int, payload: LabSettingsIn) -> A
 
 
 @router.get("/labs/{lab_id}/subjects", response={200: list[SubjectOut], 404: ErrorOut}, url_name="lab_subjects")
-def list_subjects(request: HttpRequest, lab_id: int, page: Query[Page], response: HttpResponse) -> list[Subject]:
+def list_subjects(
+    request: AuthenticatedHttpRequest, lab_id: int, page: Query[Page], response: HttpResponse
+) -> list[Subject]:
     """The lab's subjects by id, a page at a time (`X-Total-Count`, `Link`)."""
     listed = labs.lab_for(request.user, lab_id).subjects.order_by("subject_id", "id")
     return list(page_of(request, response, listed, page))
@@ -134,7 +137,7 @@ def list_subjects(request: HttpRequest, lab_id: int, page: Query[Page], response
     response={201: SubjectOut, 400: InvalidOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut},
     url_name="lab_subjects_add",
 )
-def add_subject(request: HttpRequest, lab_id: int, payload: SubjectIn) -> Any:
+def add_subject(request: AuthenticatedHttpRequest, lab_id: int, payload: SubjectIn) -> Any:
     lab = labs.lab_for(request.user, lab_id, to_change=True)
     try:
         values = labs.clean_subject(_given(payload))
@@ -144,7 +147,7 @@ def add_subject(request: HttpRequest, lab_id: int, payload: SubjectIn) -> Any:
 
 
 @router.get("/labs/{lab_id}/subjects/{subject_id}", response={200: SubjectOut, 404: ErrorOut}, url_name="lab_subject")
-def get_subject(request: HttpRequest, lab_id: int, subject_id: str) -> Subject:
+def get_subject(request: AuthenticatedHttpRequest, lab_id: int, subject_id: str) -> Subject:
     return _subject(labs.lab_for(request.user, lab_id), subject_id)
 
 
@@ -153,7 +156,7 @@ def get_subject(request: HttpRequest, lab_id: int, subject_id: str) -> Subject:
     response={200: SubjectOut, 400: InvalidOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut},
     url_name="lab_subject_change",
 )
-def change_subject(request: HttpRequest, lab_id: int, subject_id: str, payload: SubjectChangeIn) -> Any:
+def change_subject(request: AuthenticatedHttpRequest, lab_id: int, subject_id: str, payload: SubjectChangeIn) -> Any:
     subject = _subject(labs.lab_for(request.user, lab_id, to_change=True), subject_id)
     try:
         values = labs.clean_subject(_given(payload))
@@ -168,7 +171,7 @@ def change_subject(request: HttpRequest, lab_id: int, subject_id: str, payload: 
     response={204: None, 403: ErrorOut, 404: ErrorOut},
     url_name="lab_subject_remove",
 )
-def remove_subject(request: HttpRequest, lab_id: int, subject_id: str) -> Status[None]:
+def remove_subject(request: AuthenticatedHttpRequest, lab_id: int, subject_id: str) -> Status[None]:
     subject = _subject(labs.lab_for(request.user, lab_id, to_change=True), subject_id)
     labs.remove_subject(subject=subject, actor=request.user)
     return Status(204, None)

@@ -17,6 +17,7 @@ from conversions.models import ConversionAttempt, ConversionSession, Preview
 from conversions.nwb.plot import DEFAULT_SECONDS, MAX_SECONDS, NothingToPlot, plot_nwb
 from conversions.nwb.tree import UnreadableFile, nwb_tree
 from conversions.services import sessions
+from conversions.services.authentication import AuthenticatedHttpRequest
 from conversions.services.reports import build_report
 
 router = Router()
@@ -39,7 +40,7 @@ _NOT_YET = {
 @router.get(
     "/sessions/{session_id}/report.json", response={200: dict[str, Any], 404: ErrorOut}, url_name="session_report_json"
 )
-def report_json(request: HttpRequest, session_id: uuid.UUID, download: bool = False) -> HttpResponse:
+def report_json(request: AuthenticatedHttpRequest, session_id: uuid.UUID, download: bool = False) -> HttpResponse:
     """The validation report: session, recording, metadata with provenance, attempts, the latest
     validated attempt's issues grouped by importance, and the conversation with its audit events."""
     session = sessions.get_session(request.user, session_id)
@@ -55,7 +56,7 @@ def report_json(request: HttpRequest, session_id: uuid.UUID, download: bool = Fa
     url_name="session_report_html",
     openapi_extra=binary_answer("The report as a self-contained HTML page", "text/html"),
 )
-def report_html(request: HttpRequest, session_id: uuid.UUID, download: bool = False) -> HttpResponse:
+def report_html(request: AuthenticatedHttpRequest, session_id: uuid.UUID, download: bool = False) -> HttpResponse:
     """The same report as a self-contained page to read, print or keep (`?download=1`)."""
     session = sessions.get_session(request.user, session_id)
     page = render_to_string("conversions/report.html", {"report": build_report(session)})
@@ -78,7 +79,7 @@ def _report_name(session: ConversionSession) -> str:
     response={200: dict[str, Any], 404: ErrorOut, 503: ErrorOut},
     url_name="session_attempt_tree",
 )
-def attempt_tree(request: HttpRequest, session_id: uuid.UUID, number: int) -> HttpResponse:
+def attempt_tree(request: AuthenticatedHttpRequest, session_id: uuid.UUID, number: int) -> HttpResponse:
     """The groups and datasets of an attempt's NWB file (see conversions.nwb.tree.nwb_tree)."""
     return _tree(request, _attempt_file(request, session_id, number))
 
@@ -90,7 +91,7 @@ def attempt_tree(request: HttpRequest, session_id: uuid.UUID, number: int) -> Ht
     openapi_extra=binary_answer("An SVG drawing of the file's first seconds", "image/svg+xml"),
 )
 def attempt_plot(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     session_id: uuid.UUID,
     number: int,
     seconds: float = DEFAULT_SECONDS,
@@ -107,7 +108,7 @@ def attempt_plot(
     response={200: dict[str, Any], 404: ErrorOut, 503: ErrorOut},
     url_name="session_preview_tree",
 )
-def preview_tree(request: HttpRequest, session_id: uuid.UUID, number: int) -> HttpResponse:
+def preview_tree(request: AuthenticatedHttpRequest, session_id: uuid.UUID, number: int) -> HttpResponse:
     return _tree(request, _preview_file(request, session_id, number))
 
 
@@ -118,7 +119,7 @@ def preview_tree(request: HttpRequest, session_id: uuid.UUID, number: int) -> Ht
     openapi_extra=binary_answer("An SVG drawing of the preview's first seconds", "image/svg+xml"),
 )
 def preview_plot(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     session_id: uuid.UUID,
     number: int,
     seconds: float = DEFAULT_SECONDS,
@@ -128,7 +129,7 @@ def preview_plot(
     return _plot(_preview_file(request, session_id, number), seconds, first_channel, series)
 
 
-def _attempt_file(request: HttpRequest, session_id: uuid.UUID, number: int) -> Path:
+def _attempt_file(request: AuthenticatedHttpRequest, session_id: uuid.UUID, number: int) -> Path:
     session = sessions.get_session(request.user, session_id)
     attempt = session.attempts.filter(number=number).first()
     if attempt is None:
@@ -138,7 +139,7 @@ def _attempt_file(request: HttpRequest, session_id: uuid.UUID, number: int) -> P
     return _existing(Path(attempt.output_path), f"The NWB file of attempt {number}")
 
 
-def _preview_file(request: HttpRequest, session_id: uuid.UUID, number: int) -> Path:
+def _preview_file(request: AuthenticatedHttpRequest, session_id: uuid.UUID, number: int) -> Path:
     session = sessions.get_session(request.user, session_id)
     preview = session.previews.filter(number=number).first()
     if preview is None:

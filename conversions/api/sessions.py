@@ -7,7 +7,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import FileResponse, HttpResponse
 from ninja import File, Form, Query, Router, Status
 from ninja.files import UploadedFile
 
@@ -31,12 +31,13 @@ from conversions.api.schemas import (
 from conversions.errors import NotFound
 from conversions.models import ConversionAttempt, Preview
 from conversions.services import sessions
+from conversions.services.authentication import AuthenticatedHttpRequest
 
 router = Router()
 
 
 @router.post("/sessions", response={201: SessionOut, 400: ErrorOut, 429: ErrorOut}, url_name="sessions_create")
-def create_session(request: HttpRequest, payload: SessionIn | None = None) -> Status[dict[str, Any]]:
+def create_session(request: AuthenticatedHttpRequest, payload: SessionIn | None = None) -> Status[dict[str, Any]]:
     payload = payload or SessionIn()
     session = sessions.create_session(user=request.user, lab_id=payload.lab, title=payload.title)
     return Status(201, session_detail(session))
@@ -44,7 +45,7 @@ def create_session(request: HttpRequest, payload: SessionIn | None = None) -> St
 
 @router.get("/sessions", response=list[SessionSummaryOut], url_name="sessions_list")
 def list_sessions(
-    request: HttpRequest, filters: Query[SessionFilters], page: Query[Page], response: HttpResponse
+    request: AuthenticatedHttpRequest, filters: Query[SessionFilters], page: Query[Page], response: HttpResponse
 ) -> list[dict[str, Any]]:
     """The sessions you may see, newest change first, a page at a time (see `page_of`)."""
     listed = filters.apply(sessions.sessions_visible_to(request.user)).order_by("-updated", "-created", "id")
@@ -52,7 +53,7 @@ def list_sessions(
 
 
 @router.get("/sessions/{session_id}", response={200: SessionOut, 404: ErrorOut}, url_name="session_detail")
-def get_session(request: HttpRequest, session_id: uuid.UUID) -> dict[str, Any]:
+def get_session(request: AuthenticatedHttpRequest, session_id: uuid.UUID) -> dict[str, Any]:
     return session_detail(sessions.get_session(request.user, session_id))
 
 
@@ -62,7 +63,7 @@ def get_session(request: HttpRequest, session_id: uuid.UUID) -> dict[str, Any]:
     url_name="session_files",
 )
 def upload_files(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     session_id: uuid.UUID,
     files: File[list[UploadedFile]] = None,  # type: ignore[assignment]
     relative_paths: Form[list[str]] = None,  # type: ignore[assignment]
@@ -78,7 +79,7 @@ def upload_files(
     response={200: SessionOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut},
     url_name="session_file",
 )
-def remove_file(request: HttpRequest, session_id: uuid.UUID, relative_path: str) -> dict[str, Any]:
+def remove_file(request: AuthenticatedHttpRequest, session_id: uuid.UUID, relative_path: str) -> dict[str, Any]:
     session = sessions.get_session(request.user, session_id)
     sessions.remove_file(session=session, user=request.user, relative_path=relative_path)
     session.refresh_from_db()
@@ -90,7 +91,7 @@ def remove_file(request: HttpRequest, session_id: uuid.UUID, relative_path: str)
     response={200: TurnOut, 400: ErrorOut, 404: ErrorOut},
     url_name="session_messages",
 )
-def post_message(request: HttpRequest, session_id: uuid.UUID, payload: MessageIn) -> dict[str, Any]:
+def post_message(request: AuthenticatedHttpRequest, session_id: uuid.UUID, payload: MessageIn) -> dict[str, Any]:
     session = sessions.get_session(request.user, session_id)
     return turn_detail(sessions.post_message(session=session, user=request.user, text=payload.text))
 
@@ -100,7 +101,7 @@ def post_message(request: HttpRequest, session_id: uuid.UUID, payload: MessageIn
     response={200: TurnOut, 404: ErrorOut, 409: ErrorOut},
     url_name="session_actions",
 )
-def perform_action(request: HttpRequest, session_id: uuid.UUID, payload: ActionIn) -> dict[str, Any]:
+def perform_action(request: AuthenticatedHttpRequest, session_id: uuid.UUID, payload: ActionIn) -> dict[str, Any]:
     session = sessions.get_session(request.user, session_id)
     turn = sessions.perform_action(session=session, user=request.user, action=payload.action, value=payload.value)
     return turn_detail(turn)
@@ -112,7 +113,9 @@ def perform_action(request: HttpRequest, session_id: uuid.UUID, payload: ActionI
     url_name="session_output",
     openapi_extra=binary_answer("The NWB file of the latest (or the given) successful attempt", "application/x-hdf5"),
 )
-def download_output(request: HttpRequest, session_id: uuid.UUID, attempt: int | None = None) -> FileResponse:
+def download_output(
+    request: AuthenticatedHttpRequest, session_id: uuid.UUID, attempt: int | None = None
+) -> FileResponse:
     session = sessions.get_session(request.user, session_id)
     attempts = session.attempts.filter(state=ConversionAttempt.State.SUCCEEDED)
     if attempt is not None:
@@ -130,7 +133,7 @@ def download_output(request: HttpRequest, session_id: uuid.UUID, attempt: int | 
     url_name="session_preview",
     openapi_extra=binary_answer("The preview's stub NWB file", "application/x-hdf5"),
 )
-def download_preview(request: HttpRequest, session_id: uuid.UUID, number: int) -> FileResponse:
+def download_preview(request: AuthenticatedHttpRequest, session_id: uuid.UUID, number: int) -> FileResponse:
     """A preview's stub NWB file: the first seconds only, never validated, never the result."""
     session = sessions.get_session(request.user, session_id)
     preview = session.previews.filter(number=number, state=Preview.State.SUCCEEDED).first()

@@ -6,12 +6,12 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from django.http import HttpRequest
 from ninja import Field, Router, Schema, Status
 
 from conversions.api.schemas import ErrorOut, SessionOut, session_detail
 from conversions.models import ConversionSession, PendingUpload
 from conversions.services import sessions, uploads
+from conversions.services.authentication import AuthenticatedHttpRequest
 
 router = Router(tags=["uploads"])
 
@@ -94,7 +94,9 @@ def _uploads(session: ConversionSession, *, detection_started: bool = False) -> 
     response={201: UploadsOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut, 503: ErrorOut, 507: ErrorOut},
     url_name="session_uploads",
 )
-def declare_uploads(request: HttpRequest, session_id: uuid.UUID, payload: DeclarationIn) -> Status[dict[str, Any]]:
+def declare_uploads(
+    request: AuthenticatedHttpRequest, session_id: uuid.UUID, payload: DeclarationIn
+) -> Status[dict[str, Any]]:
     """Name the files about to be sent in pieces. Files already declared with the same path and size
     keep what was received: the answer says how much is missing of each."""
     session = sessions.get_session(request.user, session_id)
@@ -104,7 +106,7 @@ def declare_uploads(request: HttpRequest, session_id: uuid.UUID, payload: Declar
 
 
 @router.get("/sessions/{session_id}/uploads", response={200: UploadsOut, 404: ErrorOut})
-def list_uploads(request: HttpRequest, session_id: uuid.UUID) -> dict[str, Any]:
+def list_uploads(request: AuthenticatedHttpRequest, session_id: uuid.UUID) -> dict[str, Any]:
     """The uploads not finished yet, with what each still misses."""
     return _uploads(sessions.get_session(request.user, session_id))
 
@@ -122,7 +124,7 @@ def list_uploads(request: HttpRequest, session_id: uuid.UUID) -> dict[str, Any]:
     },
     url_name="session_upload_piece",
 )
-def send_piece(request: HttpRequest, session_id: uuid.UUID, relative_path: str, offset: int) -> Any:
+def send_piece(request: AuthenticatedHttpRequest, session_id: uuid.UUID, relative_path: str, offset: int) -> Any:
     """One piece of a declared file, as the raw request body (application/octet-stream), starting
     at `offset`, which must be the number of bytes the server has. Otherwise the answer is 409 with
     `expected_offset`. The body is read in blocks, never whole."""
@@ -150,7 +152,7 @@ def send_piece(request: HttpRequest, session_id: uuid.UUID, relative_path: str, 
     response={200: UploadsOut, 400: ErrorOut, 404: ErrorOut, 409: ErrorOut},
     url_name="session_upload",
 )
-def discard_upload(request: HttpRequest, session_id: uuid.UUID, relative_path: str) -> dict[str, Any]:
+def discard_upload(request: AuthenticatedHttpRequest, session_id: uuid.UUID, relative_path: str) -> dict[str, Any]:
     """Give up an unfinished upload (what was received of it is deleted)."""
     session = sessions.get_session(request.user, session_id)
     started = uploads.discard_upload(session=session, user=request.user, relative_path=relative_path)
@@ -162,7 +164,7 @@ def discard_upload(request: HttpRequest, session_id: uuid.UUID, relative_path: s
     response={200: StorageListingOut, 400: ErrorOut, 404: ErrorOut, 503: ErrorOut},
     url_name="lab_storage",
 )
-def browse_storage(request: HttpRequest, lab_id: int, path: str = "") -> dict[str, Any]:
+def browse_storage(request: AuthenticatedHttpRequest, lab_id: int, path: str = "") -> dict[str, Any]:
     """A folder of the lab's server storage (`path` relative to its top), for the lab's members:
     folders first, then files, by name; hidden entries and links leading outside are left out."""
     lab = uploads.lab_for_member(request.user, lab_id)
@@ -187,7 +189,9 @@ def browse_storage(request: HttpRequest, lab_id: int, path: str = "") -> dict[st
     },
     url_name="session_storage_import",
 )
-def import_from_storage(request: HttpRequest, session_id: uuid.UUID, payload: ImportIn) -> Status[dict[str, Any]]:
+def import_from_storage(
+    request: AuthenticatedHttpRequest, session_id: uuid.UUID, payload: ImportIn
+) -> Status[dict[str, Any]]:
     """Copy files and folders (paths relative to the storage's top) into the session; a folder
     keeps its name, as in a folder upload. The recording is then looked at once for all of them."""
     session = sessions.get_session(request.user, session_id)

@@ -12,10 +12,19 @@ from django.conf import settings
 from django.contrib.auth import authenticate
 from django.contrib.auth.backends import BaseBackend
 from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.models import User
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
 from conversions.models import ApiToken
+
+
+class AuthenticatedHttpRequest(HttpRequest):
+    """The request a view behind a login (`login_required`, the staff check, the API's auth) is given:
+    its `user` is a signed-in User, never the anonymous one. For the type checker only: the request
+    is still Django's, whose user the middleware or the API's auth set."""
+
+    user: User
 
 
 class TokenBackend(BaseBackend):

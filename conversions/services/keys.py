@@ -3,8 +3,7 @@ their own; staff revoke anyone's in the admin. Every key made or revoked is an a
 
 from __future__ import annotations
 
-from typing import Any
-
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -16,7 +15,7 @@ from conversions.nwb.normalizers import unfit_characters
 NAME_MAX_LENGTH = ApiToken._meta.get_field("name").max_length
 
 
-def keys_of(user: Any) -> QuerySet[ApiToken]:
+def keys_of(user: User) -> QuerySet[ApiToken]:
     """The user's keys, newest first, revoked ones included (they say when they stopped working)."""
     return ApiToken.objects.filter(user=user)
 
@@ -33,7 +32,7 @@ def clean_name(raw: str) -> str:
 
 
 @transaction.atomic
-def make_key(user: Any, raw_name: str) -> tuple[ApiToken, str]:
+def make_key(user: User, raw_name: str) -> tuple[ApiToken, str]:
     """A new key of `user`: the token and the key itself, which is not kept anywhere."""
     token, key = ApiToken.issue(user, clean_name(raw_name))
     _audit(user, "api_key_made", token)
@@ -41,7 +40,7 @@ def make_key(user: Any, raw_name: str) -> tuple[ApiToken, str]:
 
 
 @transaction.atomic
-def revoke_key(user: Any, token_id: int) -> ApiToken:
+def revoke_key(user: User, token_id: int) -> ApiToken:
     """Revoke one of the user's own keys (revoking it again changes nothing)."""
     token = ApiToken.objects.select_for_update().filter(user=user, pk=token_id).first()
     if token is None:
@@ -53,7 +52,7 @@ def revoke_key(user: Any, token_id: int) -> ApiToken:
     return token
 
 
-def _audit(user: Any, kind: str, token: ApiToken) -> None:
+def _audit(user: User, kind: str, token: ApiToken) -> None:
     AuditEvent.objects.create(
         session=None,
         actor=user,

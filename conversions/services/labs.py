@@ -19,7 +19,7 @@ from datetime import date
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import QuerySet
 
@@ -80,7 +80,7 @@ _FIELD_LABELS = {
 # --- who may do what ------------------------------------------------------------------------------
 
 
-def lab_for(user: AbstractBaseUser, lab_id: int, *, to_change: bool = False) -> Lab:
+def lab_for(user: User, lab_id: int, *, to_change: bool = False) -> Lab:
     """The lab if the user may read it (to change it: manage it). A lab the user is not in is
     NotFound, so its existence is not revealed; a member who is not a manager is NotAllowed."""
     lab = Lab.objects.filter(id=lab_id).first() if user.is_authenticated else None
@@ -96,11 +96,11 @@ def lab_for(user: AbstractBaseUser, lab_id: int, *, to_change: bool = False) -> 
     return lab
 
 
-def may_change(user: AbstractBaseUser, lab: Lab) -> bool:
+def may_change(user: User, lab: Lab) -> bool:
     return user.is_staff or Membership.objects.filter(user=user, lab=lab, role=Membership.Role.MANAGER).exists()
 
 
-def labs_changeable_by(user: AbstractBaseUser) -> QuerySet[Lab]:
+def labs_changeable_by(user: User) -> QuerySet[Lab]:
     if not user.is_authenticated:
         return Lab.objects.none()
     if user.is_staff:
@@ -215,7 +215,7 @@ def settings_of(lab: Lab) -> dict[str, Any]:
     return {name: getattr(lab, name) for name in SETTINGS_FIELDS}
 
 
-def change_settings(*, lab: Lab, actor: AbstractBaseUser, values: Mapping[str, Any]) -> list[str]:
+def change_settings(*, lab: Lab, actor: User, values: Mapping[str, Any]) -> list[str]:
     """Store clean settings (see `clean_settings`); the names of those that changed, audited."""
     with transaction.atomic():
         locked = Lab.objects.select_for_update().get(id=lab.id)
@@ -327,7 +327,7 @@ def subject_facts(lab: Lab, subject_id: str) -> dict[str, str]:
     return {name: value for name, value in facts.items() if value}
 
 
-def add_subject(*, lab: Lab, actor: AbstractBaseUser, values: Mapping[str, Any]) -> Subject:
+def add_subject(*, lab: Lab, actor: User, values: Mapping[str, Any]) -> Subject:
     """Register a subject from clean values; Conflict if its id is already registered."""
     with transaction.atomic():
         Lab.objects.select_for_update().get(id=lab.id)
@@ -338,7 +338,7 @@ def add_subject(*, lab: Lab, actor: AbstractBaseUser, values: Mapping[str, Any])
     return subject
 
 
-def change_subject(*, subject: Subject, actor: AbstractBaseUser, values: Mapping[str, Any]) -> list[str]:
+def change_subject(*, subject: Subject, actor: User, values: Mapping[str, Any]) -> list[str]:
     """Change a registered subject with clean values; the names of the fields that changed."""
     with transaction.atomic():
         Lab.objects.select_for_update().get(id=subject.lab_id)
@@ -357,7 +357,7 @@ def change_subject(*, subject: Subject, actor: AbstractBaseUser, values: Mapping
     return list(changes)
 
 
-def remove_subject(*, subject: Subject, actor: AbstractBaseUser) -> None:
+def remove_subject(*, subject: Subject, actor: User) -> None:
     with transaction.atomic():
         _audit(
             actor,
@@ -425,7 +425,7 @@ class ImportReport:
         )
 
 
-def import_subjects(*, lab: Lab, actor: AbstractBaseUser, content: bytes) -> ImportReport:
+def import_subjects(*, lab: Lab, actor: User, content: bytes) -> ImportReport:
     """Add or update subjects from a CSV file (columns: SUBJECT_COLUMNS, subject_id required).
 
     All or nothing: if any row is refused, nothing is stored, and the report says what to fix in
@@ -539,5 +539,5 @@ def _jsonable(value: Any) -> Any:
     return value.isoformat() if isinstance(value, date) else value
 
 
-def _audit(actor: AbstractBaseUser, kind: str, detail: dict[str, Any]) -> None:
+def _audit(actor: User, kind: str, detail: dict[str, Any]) -> None:
     AuditEvent.objects.create(session=None, actor=actor if actor.is_authenticated else None, kind=kind, detail=detail)

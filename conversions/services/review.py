@@ -16,7 +16,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
@@ -32,7 +32,7 @@ MAX_NOTE_CHARS = 5000
 STAFF_ACTIONS = ("retry", "accept_as_is", "cancel")
 
 
-def _require_staff(user: AbstractBaseUser) -> None:
+def _require_staff(user: User) -> None:
     if not (user.is_authenticated and user.is_active and user.is_staff):
         raise PermissionDenied("Only portal staff review conversions.")
 
@@ -54,7 +54,7 @@ def _tell_pages(session: ConversionSession, messages: list[ChatMessage]) -> None
     transaction.on_commit(lambda: notify.publish_all(session_id, events))
 
 
-def staff_action(*, session: ConversionSession, user: AbstractBaseUser, action: str) -> sessions.Turn:
+def staff_action(*, session: ConversionSession, user: User, action: str) -> sessions.Turn:
     """Retry, accept as is or cancel for the user, through the orchestrator; a refusal raises
     Conflict with the orchestrator's reason."""
     _require_staff(user)
@@ -63,7 +63,7 @@ def staff_action(*, session: ConversionSession, user: AbstractBaseUser, action: 
     return sessions.perform_action(session=session, user=user, action=action)
 
 
-def post_note(*, session: ConversionSession, user: AbstractBaseUser, text: str) -> ChatMessage:
+def post_note(*, session: ConversionSession, user: User, text: str) -> ChatMessage:
     """A note from the reviewer, shown in the user's conversation."""
     _require_staff(user)
     text = _note_text(text, required=True)
@@ -76,7 +76,7 @@ def post_note(*, session: ConversionSession, user: AbstractBaseUser, text: str) 
     return message
 
 
-def reassign(*, session: ConversionSession, user: AbstractBaseUser, new_owner_id: int | str, note: str = "") -> None:
+def reassign(*, session: ConversionSession, user: User, new_owner_id: int | str, note: str = "") -> None:
     """Hand the session to another member of its lab (e.g. the owner left): only a member of the
     session's own lab can own it."""
     _require_staff(user)
@@ -114,7 +114,7 @@ def reassign(*, session: ConversionSession, user: AbstractBaseUser, new_owner_id
         transaction.on_commit(lambda: notify.publish(locked.id, notify.owner_event(owner)))
 
 
-def resolve(*, session: ConversionSession, user: AbstractBaseUser, note: str, tell_user: bool = False) -> None:
+def resolve(*, session: ConversionSession, user: User, note: str, tell_user: bool = False) -> None:
     """Take the session out of the review queue: its flag is cleared, and reasons computed from its
     jobs that arose before now are dismissed (conversions.services.review_queue). The note says what was done;
     it is kept in the audit trail and, with `tell_user`, shown in the conversation."""

@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
@@ -84,7 +84,7 @@ class Upload(Protocol):
 # --- who sees what --------------------------------------------------------------------------------
 
 
-def sessions_visible_to(user: AbstractBaseUser) -> QuerySet[ConversionSession]:
+def sessions_visible_to(user: User) -> QuerySet[ConversionSession]:
     """The owner's sessions, every session of a lab the user manages, and everything for staff."""
     sessions = ConversionSession.objects.select_related("owner", "lab")
     if not user.is_authenticated:
@@ -95,7 +95,7 @@ def sessions_visible_to(user: AbstractBaseUser) -> QuerySet[ConversionSession]:
     return sessions.filter(Q(owner=user) | Q(lab_id__in=managed))
 
 
-def get_session(user: AbstractBaseUser, session_id: uuid.UUID | str) -> ConversionSession:
+def get_session(user: User, session_id: uuid.UUID | str) -> ConversionSession:
     """The session if the user may see it; otherwise NotFound, so its existence is not revealed."""
     try:
         return sessions_visible_to(user).get(id=session_id)
@@ -106,7 +106,7 @@ def get_session(user: AbstractBaseUser, session_id: uuid.UUID | str) -> Conversi
 # --- starting a session ---------------------------------------------------------------------------
 
 
-def create_session(*, user: AbstractBaseUser, lab_id: int | None = None, title: str = "") -> ConversionSession:
+def create_session(*, user: User, lab_id: int | None = None, title: str = "") -> ConversionSession:
     memberships = Membership.objects.filter(user=user).select_related("lab")
     if lab_id is not None:
         memberships = memberships.filter(lab_id=lab_id)
@@ -194,7 +194,7 @@ def refuse_too_many_files(session: ConversionSession, new_paths: Iterable[str]) 
 def add_files(
     *,
     session: ConversionSession,
-    user: AbstractBaseUser,
+    user: User,
     uploads: Sequence[Upload],
     relative_paths: Sequence[str] = (),
 ) -> list[SourceFile]:
@@ -244,7 +244,7 @@ def add_files(
     return stored
 
 
-def remove_file(*, session: ConversionSession, user: AbstractBaseUser, relative_path: str) -> None:
+def remove_file(*, session: ConversionSession, user: User, relative_path: str) -> None:
     """Take a file out of the upload (e.g. a damaged copy next to the good one)."""
     if session.status in CONVERSION_STATUSES:
         raise Conflict("A conversion is running on this session's files; wait for it or cancel it first.")
@@ -264,7 +264,7 @@ def remove_file(*, session: ConversionSession, user: AbstractBaseUser, relative_
 
 
 def register_placed_files(
-    *, session: ConversionSession, user: AbstractBaseUser, relative_paths: Sequence[str], how: str
+    *, session: ConversionSession, user: User, relative_paths: Sequence[str], how: str
 ) -> list[SourceFile]:
     """Files already written into the session's source folder by other means (received in pieces,
     copied from the lab's storage) become part of the upload with their size on disk, and the
@@ -307,7 +307,7 @@ class Turn:
     session: ConversionSession
 
 
-def post_message(*, session: ConversionSession, user: AbstractBaseUser, text: str) -> Turn:
+def post_message(*, session: ConversionSession, user: User, text: str) -> Turn:
     text = (text or "").strip()
     if len(text) > MAX_MESSAGE_CHARS:
         raise BadRequest(f"That message is too long ({len(text)} characters; at most {MAX_MESSAGE_CHARS}).")
@@ -388,7 +388,7 @@ def claim_llm_call(session_id: uuid.UUID, purpose: LlmCall.Purpose) -> LlmCall |
         )
 
 
-def perform_action(*, session: ConversionSession, user: AbstractBaseUser, action: str, value: Any = None) -> Turn:
+def perform_action(*, session: ConversionSession, user: User, action: str, value: Any = None) -> Turn:
     event = UserAction(action=action, value=value)  # type: ignore[arg-type]
     step, replies, session = _apply(session.id, event, actor=user, audit=("action", {"action": action}))
     if step.refused:
@@ -396,7 +396,7 @@ def perform_action(*, session: ConversionSession, user: AbstractBaseUser, action
     return Turn(replies=replies, session=session)
 
 
-def edit_field(*, session: ConversionSession, user: AbstractBaseUser, name: str, value: Any) -> Turn:
+def edit_field(*, session: ConversionSession, user: User, name: str, value: Any) -> Turn:
     """A value typed into the page's metadata panel. It reaches the orchestrator as the user's own
     correction in the chat ("Set the institution to “Stanford”."), so the chat and the panel never
     disagree and the orchestrator decides what follows (a new plan, a new attempt...)."""
@@ -527,7 +527,7 @@ def _dispatch(
     session_id: uuid.UUID | str,
     event: Event,
     *,
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
     user_text: str | None = None,
     audit: tuple[str, dict[str, Any]] | None = None,
     session_updates: dict[str, Any] | None = None,
@@ -543,7 +543,7 @@ def _apply(
     session_id: uuid.UUID | str,
     event: Event,
     *,
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
     user_text: str | None = None,
     audit: tuple[str, dict[str, Any]] | None = None,
     session_updates: dict[str, Any] | None = None,
@@ -715,9 +715,7 @@ def message_payload(message: ChatMessage) -> notify.MessagePayload:
     }
 
 
-def _audit(
-    session: ConversionSession | None, actor: AbstractBaseUser | None, kind: str, detail: dict[str, Any]
-) -> None:
+def _audit(session: ConversionSession | None, actor: User | None, kind: str, detail: dict[str, Any]) -> None:
     AuditEvent.objects.create(
         session=session, actor=actor if actor is not None and actor.is_authenticated else None, kind=kind, detail=detail
     )

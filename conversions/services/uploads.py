@@ -29,7 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from conversions.errors import (
@@ -95,7 +95,7 @@ def _refuse_while_converting(session: ConversionSession) -> None:
         raise Conflict(_WHILE_CONVERTING)
 
 
-def _audit(session: ConversionSession, user: AbstractBaseUser, kind: str, detail: dict[str, object]) -> None:
+def _audit(session: ConversionSession, user: User, kind: str, detail: dict[str, object]) -> None:
     AuditEvent.objects.create(session=session, actor=user if user.is_authenticated else None, kind=kind, detail=detail)
 
 
@@ -125,7 +125,7 @@ def part_path(session: ConversionSession, pending: PendingUpload) -> Path:
 
 
 def declare_uploads(
-    *, session: ConversionSession, user: AbstractBaseUser, files: Sequence[FileDeclaration]
+    *, session: ConversionSession, user: User, files: Sequence[FileDeclaration]
 ) -> tuple[list[PendingUpload], bool]:
     """Pending uploads for these files, and whether the set went to detection at once (empty files
     only). A file already declared with the same path and size keeps what was received; with
@@ -213,7 +213,7 @@ def received_tail_sha256(session: ConversionSession, pending: PendingUpload) -> 
 def receive_piece(
     *,
     session: ConversionSession,
-    user: AbstractBaseUser,
+    user: User,
     relative_path: str,
     offset: int,
     body: BinaryIO,
@@ -313,7 +313,7 @@ def _mismatch(relative: PurePosixPath, offset: int, expected: int) -> OffsetMism
     )
 
 
-def _finish(session: ConversionSession, user: AbstractBaseUser) -> bool:
+def _finish(session: ConversionSession, user: User) -> bool:
     """Place every complete file that is not in the source folder yet; once every declared file is
     in, register the set and start detection once. True when detection was started."""
     with transaction.atomic():
@@ -345,7 +345,7 @@ def _finish(session: ConversionSession, user: AbstractBaseUser) -> bool:
     return True
 
 
-def discard_upload(*, session: ConversionSession, user: AbstractBaseUser, relative_path: str) -> bool:
+def discard_upload(*, session: ConversionSession, user: User, relative_path: str) -> bool:
     """Give up a pending upload: its part file goes, files already placed stay. True when the files
     left complete the set, which then goes to detection."""
     relative = sessions.clean_relative_path(relative_path)
@@ -396,7 +396,7 @@ class StorageListing:
     truncated: bool  # the folder holds more than the entries listed
 
 
-def lab_for_member(user: AbstractBaseUser, lab_id: int) -> Lab:
+def lab_for_member(user: User, lab_id: int) -> Lab:
     """The lab, if the user is one of its members or managers; otherwise NotFound."""
     membership = Membership.objects.select_related("lab").filter(user=user, lab_id=lab_id).first()
     if membership is None:
@@ -492,9 +492,7 @@ class _Copy:
     size_bytes: int
 
 
-def import_from_storage(
-    *, session: ConversionSession, user: AbstractBaseUser, paths: Sequence[str]
-) -> list[SourceFile]:
+def import_from_storage(*, session: ConversionSession, user: User, paths: Sequence[str]) -> list[SourceFile]:
     """Copy files and folders of the lab's storage into the session, as a folder upload would place
     them (a folder keeps its name), then look at the recording once for all of them."""
     if not Membership.objects.filter(user=user, lab_id=session.lab_id).exists():

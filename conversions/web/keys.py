@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
@@ -12,12 +12,13 @@ from django.views.decorators.http import require_POST
 from conversions.errors import BadRequest, Conflict
 from conversions.models import ApiToken
 from conversions.services import keys
+from conversions.services.authentication import AuthenticatedHttpRequest
 
 TEMPLATE = "conversions/keys.html"
 
 
 def _page(
-    request: HttpRequest, *, new_key: str = "", error: str = "", name: str = "", status: int = 200
+    request: AuthenticatedHttpRequest, *, new_key: str = "", error: str = "", name: str = "", status: int = 200
 ) -> HttpResponse:
     context = {
         "keys": keys.keys_of(request.user),
@@ -32,7 +33,7 @@ def _page(
 
 @never_cache
 @login_required
-def keys_page(request: HttpRequest) -> HttpResponse:
+def keys_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     """GET lists the keys; POST makes one and shows it, in this answer only (never cached)."""
     if request.method != "POST":
         return _page(request)
@@ -46,7 +47,7 @@ def keys_page(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 @login_required
-def revoke(request: HttpRequest, key_id: int) -> HttpResponse:
+def revoke(request: AuthenticatedHttpRequest, key_id: int) -> HttpResponse:
     token = keys.revoke_key(request.user, key_id)
     messages.success(request, f"The key “{token.name}” ({token.hint}) is revoked: it no longer works.")
     return redirect("keys")

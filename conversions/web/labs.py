@@ -11,13 +11,14 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from conversions.errors import Conflict
 from conversions.models import Lab, Subject
 from conversions.services import labs
+from conversions.services.authentication import AuthenticatedHttpRequest
 
 TEMPLATE = "conversions/lab_settings.html"
 SUBJECTS_PER_PAGE = 200
@@ -125,7 +126,7 @@ def _for_managers(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespon
 
     @functools.wraps(view)
     @login_required
-    def guarded(request: HttpRequest, lab_id: int, *args: Any, **kwargs: Any) -> HttpResponse:
+    def guarded(request: AuthenticatedHttpRequest, lab_id: int, *args: Any, **kwargs: Any) -> HttpResponse:
         try:
             lab = labs.lab_for(request.user, lab_id, to_change=True)
         except labs.NotAllowed as refusal:
@@ -141,7 +142,7 @@ def _for_managers(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespon
 
 
 @login_required
-def labs_home(request: HttpRequest) -> HttpResponse:
+def labs_home(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The settings of the (first) lab the user manages."""
     lab = labs.labs_changeable_by(request.user).order_by("name").first()
     if lab is None:
@@ -150,7 +151,7 @@ def labs_home(request: HttpRequest) -> HttpResponse:
 
 
 def _page(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     lab: Lab,
     *,
     settings_form: LabSettingsForm | None = None,
@@ -179,7 +180,7 @@ def _page(
 
 
 @_for_managers
-def settings_page(request: HttpRequest, lab: Lab) -> HttpResponse:
+def settings_page(request: AuthenticatedHttpRequest, lab: Lab) -> HttpResponse:
     if request.method != "POST":
         return _page(request, lab)
     form = LabSettingsForm(request.POST)
@@ -197,7 +198,7 @@ def settings_page(request: HttpRequest, lab: Lab) -> HttpResponse:
 
 @require_POST
 @_for_managers
-def save_subject(request: HttpRequest, lab: Lab) -> HttpResponse:
+def save_subject(request: AuthenticatedHttpRequest, lab: Lab) -> HttpResponse:
     """Add a subject, or change one (the one being edited, or the one with the same id)."""
     form = SubjectForm(request.POST)
     if not form.is_valid():
@@ -226,7 +227,7 @@ def save_subject(request: HttpRequest, lab: Lab) -> HttpResponse:
 
 @require_POST
 @_for_managers
-def delete_subject(request: HttpRequest, lab: Lab, subject_pk: int) -> HttpResponse:
+def delete_subject(request: AuthenticatedHttpRequest, lab: Lab, subject_pk: int) -> HttpResponse:
     subject = lab.subjects.filter(pk=subject_pk).first()
     if subject is None:
         raise Http404("No such subject in this lab's registry.")
@@ -237,7 +238,7 @@ def delete_subject(request: HttpRequest, lab: Lab, subject_pk: int) -> HttpRespo
 
 @require_POST
 @_for_managers
-def import_subjects(request: HttpRequest, lab: Lab) -> HttpResponse:
+def import_subjects(request: AuthenticatedHttpRequest, lab: Lab) -> HttpResponse:
     form = ImportForm(request.POST, request.FILES)
     if not form.is_valid():
         messages.error(request, "Nothing was imported: see below.")

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_GET, require_POST
 from conversions.http_errors import on_failure_return_to
 from conversions.models import ConversionSession, Lab, Membership
 from conversions.services import review, sessions
+from conversions.services.authentication import AuthenticatedHttpRequest
 from conversions.services.review_queue import REASON_LABELS, Reason, reason_counts, reasons_of, review_queue
 
 View = Callable[..., HttpResponse]
@@ -43,7 +44,7 @@ def staff_required(view: View) -> View:
     return guarded
 
 
-def _session(request: HttpRequest, session_id: uuid.UUID) -> ConversionSession:
+def _session(request: AuthenticatedHttpRequest, session_id: uuid.UUID) -> ConversionSession:
     return sessions.get_session(request.user, session_id)
 
 
@@ -80,7 +81,7 @@ def queue_page(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @staff_required
-def session_page(request: HttpRequest, session_id: uuid.UUID) -> HttpResponse:
+def session_page(request: AuthenticatedHttpRequest, session_id: uuid.UUID) -> HttpResponse:
     now = timezone.now()
     session = _session(request, session_id)
     queued = review_queue(now=now).filter(id=session.id).first()
@@ -109,7 +110,7 @@ def session_page(request: HttpRequest, session_id: uuid.UUID) -> HttpResponse:
 
 @require_GET
 @staff_required
-def bundle(request: HttpRequest, session_id: uuid.UUID) -> HttpResponse:
+def bundle(request: AuthenticatedHttpRequest, session_id: uuid.UUID) -> HttpResponse:
     """The debug bundle (conversions.services.review) of one session, as a JSON file."""
     session = _session(request, session_id)
     response = HttpResponse(
@@ -132,7 +133,7 @@ _DONE = {
 @require_POST
 @staff_required
 @on_failure_return_to("review_session", "session_id")
-def act(request: HttpRequest, session_id: uuid.UUID, action: str) -> HttpResponse:
+def act(request: AuthenticatedHttpRequest, session_id: uuid.UUID, action: str) -> HttpResponse:
     """One staff action on a session; the outcome, or why it could not be done, is shown on the
     session's review page (what was typed is kept in the audit trail or the form's message)."""
     if action not in _DONE:

@@ -9,8 +9,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.core.paginator import Paginator
 from django.db.models import BigIntegerField, Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.fields.json import KT
@@ -27,6 +27,7 @@ from conversions.models import ConversionAttempt, ConversionSession, Membership,
 from conversions.nwb.fields import CRITICAL_FIELDS, FIELDS, FILE_FACTS, SUBJECT_FIELDS
 from conversions.orchestrator.state import Awaiting, Status
 from conversions.services import sessions
+from conversions.services.authentication import AuthenticatedHttpRequest
 
 # --- the dashboard ---------------------------------------------------------------------------------
 
@@ -81,7 +82,7 @@ class DashboardRow:
     ago: str
 
 
-def _dashboard_row(session: ConversionSession, user: AbstractBaseUser) -> DashboardRow:
+def _dashboard_row(session: ConversionSession, user: User) -> DashboardRow:
     group = next(name for name, statuses in STATUS_GROUPS.items() if session.status in statuses)
     own = session.owner_id == user.pk
     words = STATUS_WORDS[Status(session.status)]
@@ -97,7 +98,7 @@ def _dashboard_row(session: ConversionSession, user: AbstractBaseUser) -> Dashbo
     )
 
 
-def _dashboard_sessions(user: AbstractBaseUser) -> QuerySet[ConversionSession]:
+def _dashboard_sessions(user: User) -> QuerySet[ConversionSession]:
     """The user's own sessions and every session of the labs they manage. Staff see only these here
     too: everyone's sessions are in the review queue and the admin."""
     managed = Membership.objects.filter(user=user, role=Membership.Role.MANAGER).values("lab_id")
@@ -149,7 +150,7 @@ def _query_string(filters: SessionFilters, *, status: str | None = None, page: i
 
 
 @login_required
-def dashboard(request: HttpRequest) -> HttpResponse:
+def dashboard(request: AuthenticatedHttpRequest) -> HttpResponse:
     user = request.user
     memberships = list(Membership.objects.filter(user=user).select_related("lab").order_by("lab__name"))
     filters, problems = _read_filters(request, {m.lab_id for m in memberships})
@@ -197,7 +198,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 @on_failure_return_to("dashboard")
-def new_session(request: HttpRequest) -> HttpResponse:
+def new_session(request: AuthenticatedHttpRequest) -> HttpResponse:
     lab = request.POST.get("lab") or ""
     if lab and not lab.isdigit():
         messages.error(request, "Choose one of your labs from the list.")
@@ -209,7 +210,7 @@ def new_session(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def session_page(request: HttpRequest, session_id: uuid.UUID) -> HttpResponse:
+def session_page(request: AuthenticatedHttpRequest, session_id: uuid.UUID) -> HttpResponse:
     session = sessions.get_session(request.user, session_id)
     context = {"session": session, "detail": session_detail(session), "fields": _field_catalogue()}
     return render(request, "conversions/session.html", context)

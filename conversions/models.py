@@ -8,6 +8,7 @@ import secrets
 import shutil
 import uuid
 import zoneinfo
+from enum import StrEnum
 from pathlib import Path
 
 from django.conf import settings
@@ -25,7 +26,7 @@ def validate_timezone(value: str) -> None:
         raise ValidationError(f"“{value}” is not a known time zone (e.g. Europe/Paris, America/New_York, UTC).")
 
 
-def _choices(enum: type) -> list[tuple[str, str]]:
+def _choices(enum: type[StrEnum]) -> list[tuple[str, str]]:
     return [(member.value, member.value.replace("_", " ")) for member in enum]
 
 

@@ -10,7 +10,7 @@ import asyncio
 import logging
 import socket
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from channels.layers import InMemoryChannelLayer
@@ -32,7 +32,7 @@ class ThreadSafeInMemoryChannelLayer(InMemoryChannelLayer):
 
     _owner_loop: asyncio.AbstractEventLoop | None = None
 
-    async def _on_owner_loop(self, operation: Callable[..., Awaitable[Any]], *args: Any) -> Any:
+    async def _on_owner_loop(self, operation: Callable[..., Coroutine[Any, Any, Any]], *args: Any) -> Any:
         current = asyncio.get_running_loop()
         owner = self._owner_loop
         if owner is None or owner is current or not owner.is_running():

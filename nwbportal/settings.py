@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import environ
 from csp.constants import NONE, SELF
@@ -100,7 +101,7 @@ TEMPLATES = [
 if EMBEDDED:
     SQLITE_PATH = Path(env.str("SQLITE_PATH", default=str(BASE_DIR / "var" / "nwbportal.sqlite3")))
     SQLITE_PATH.parent.mkdir(parents=True, exist_ok=True)
-    DATABASES = {
+    DATABASES: dict[str, dict[str, Any]] = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": SQLITE_PATH,
@@ -270,7 +271,9 @@ else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CONVERSION_TIME_LIMIT + 600, "socket_connect_timeout": 3}
 
 if EMBEDDED:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "nwbportal.embedded.ThreadSafeInMemoryChannelLayer"}}
+    CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
+        "default": {"BACKEND": "nwbportal.embedded.ThreadSafeInMemoryChannelLayer"}
+    }
 else:
     # redis-py 8 reads with a 5 s socket timeout by default, which cuts the layer's blocking 5 s
     # BZPOPMIN short: every idle websocket would be torn down every few seconds. A longer timeout

@@ -26,7 +26,7 @@ router = Router()
 _CACHE = "private, max-age=3600"
 # The report page and the plot hold no script and load nothing from elsewhere; the browser is told so.
 _SELF_CONTAINED = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-_NOT_YET = {
+_NOT_YET: dict[str, str] = {
     ConversionAttempt.State.QUEUED: "it is still waiting to start",
     ConversionAttempt.State.RUNNING: "it is still converting",
     ConversionAttempt.State.FAILED: "it failed",

@@ -163,7 +163,7 @@ class SessionFilters(Schema):
     """Which of the sessions a user may see to list."""
 
     status: StatusGroup = Field(
-        "all",
+        default="all",
         description="needs_answer (waiting for files, an answer or an approval), running, done, "
         "failed (or stuck in the admins' review queue), cancelled, or all",
     )
@@ -334,7 +334,8 @@ class FileDownload(FileResponse):
     block_size = 1024 * 1024
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        read = sync_to_async(self.file_to_stream.read, thread_sensitive=False)
+        # FileResponse keeps the file it is given here; a FileDownload is always given one.
+        read = sync_to_async(self.file_to_stream.read, thread_sensitive=False)  # type: ignore[union-attr]
         while chunk := await read(self.block_size):
             yield chunk
 

@@ -3,6 +3,8 @@ their own; staff revoke anyone's in the admin. Every key made or revoked is an a
 
 from __future__ import annotations
 
+from typing import cast
+
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import QuerySet
@@ -12,7 +14,7 @@ from conversions.errors import BadRequest, NotFound
 from conversions.models import ApiToken, AuditEvent
 from conversions.nwb.normalizers import unfit_characters
 
-NAME_MAX_LENGTH = ApiToken._meta.get_field("name").max_length
+NAME_MAX_LENGTH = cast(int, ApiToken._meta.get_field("name").max_length)  # a CharField always has one
 
 
 def keys_of(user: User) -> QuerySet[ApiToken]:

@@ -231,7 +231,7 @@ def _file_metadata(
                 "value": value,
                 "display": value_in_words(value) if in_file else "not in the file",
                 "source": source if in_file else None,
-                "source_label": SOURCE_WORDS.get(source, source or "") if in_file else "",
+                "source_label": SOURCE_WORDS.get(source, source) if in_file and source else "",
                 "now": (row["display"] if row else "removed") if value_now != value else None,
                 "anchor": field_anchor(name),
             }

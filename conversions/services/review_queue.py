@@ -232,8 +232,9 @@ def overdue_jobs(*, now: datetime | None = None) -> dict[uuid.UUID, dict[Reason,
         if attempt.state == ConversionAttempt.State.RUNNING:
             reason, moment = Reason.RUNNING_LONG, _running_overdue_at(attempt)
         else:
-            # Waiting since it was queued, or, run again after a lost worker, since its last run.
-            waiting_from = attempt.heartbeat_at if attempt.started_at else attempt.queued_at
+            # Waiting since it was queued, or, run again after a lost worker, since its last run (a run
+            # starts with a heartbeat).
+            waiting_from = attempt.heartbeat_at if attempt.started_at and attempt.heartbeat_at else attempt.queued_at
             reason, moment = Reason.WAITING_LONG, waiting_from + timedelta(seconds=threshold("REVIEW_QUEUED_SECONDS"))
         resolved = resolutions.get(attempt.session_id)
         if moment <= now and (resolved is None or resolved < moment):

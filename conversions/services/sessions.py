@@ -75,8 +75,11 @@ CONVERSION_STATUSES = frozenset({Status.CONVERTING, Status.VALIDATING})
 class Upload(Protocol):
     """An uploaded file as Django gives it (streamed from disk for large uploads)."""
 
-    name: str | None
-    size: int | None
+    @property
+    def name(self) -> str | None: ...
+
+    @property
+    def size(self) -> int | None: ...
 
     def chunks(self, chunk_size: int | None = None) -> Iterable[bytes]: ...
 

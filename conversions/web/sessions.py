@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -21,7 +21,7 @@ from django.utils import timezone
 from django.utils.timesince import timesince
 from django.views.decorators.http import require_POST
 
-from conversions.api.schemas import STATUS_GROUPS, SessionFilters, session_detail
+from conversions.api.schemas import STATUS_GROUPS, SessionFilters, StatusGroup, session_detail
 from conversions.http_errors import on_failure_return_to
 from conversions.models import ConversionAttempt, ConversionSession, Membership, SourceFile
 from conversions.nwb.fields import CRITICAL_FIELDS, FIELDS, FILE_FACTS, SUBJECT_FIELDS
@@ -137,7 +137,8 @@ def _read_filters(request: HttpRequest, lab_ids: set[int]) -> tuple[SessionFilte
     if len(query) > 200:
         problems.append("The search was cut to its first 200 characters.")
         query = query[:200]
-    return SessionFilters(status=status, lab=lab_id, q=query), problems
+    # status is one of STATUS_FILTERS, checked above.
+    return SessionFilters(status=cast(StatusGroup, status), lab=lab_id, q=query), problems
 
 
 def _query_string(filters: SessionFilters, *, status: str | None = None, page: int = 1) -> str:

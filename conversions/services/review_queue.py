@@ -26,7 +26,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -91,9 +91,36 @@ def threshold(name: str) -> float:
 # --- the queue ------------------------------------------------------------------------------------
 
 
+class QueueAnnotations(TypedDict):
+    """What `review_queue` adds to each session; the latest attempt's are None when it has none."""
+
+    flagged: bool
+    failing: bool
+    running_long: bool
+    waiting_long: bool
+    queue_since: datetime
+    failed_attempts: int
+    source_bytes: int
+    resolved_at: datetime | None
+    latest_number: int | None
+    latest_state: str | None
+    latest_started: datetime | None
+    latest_heartbeat: datetime | None
+    latest_queued: datetime | None
+    latest_finished: datetime | None
+    latest_deliveries: int | None
+    latest_error: str | None
+
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    QueuedSession = WithAnnotations[ConversionSession, QueueAnnotations]
+
+
 def review_queue(
     *, now: datetime | None = None, reason: Reason | str | None = None, lab_id: int | None = None
-) -> QuerySet[ConversionSession]:
+) -> QuerySet[QueuedSession]:
     """The sessions that need a human, oldest in the queue first, each annotated with its reasons
     (`flagged`, `failing`, `running_long`, `waiting_long`), `queue_since`, `failed_attempts`,
     `source_bytes` and its latest attempt (`latest_number`, `latest_state`, `latest_started`,
@@ -275,29 +302,29 @@ class QueueReason:
     detail: str
 
 
-def reasons_of(session: ConversionSession, *, now: datetime | None = None) -> list[QueueReason]:
+def reasons_of(session: QueuedSession, *, now: datetime | None = None) -> list[QueueReason]:
     """The reasons an annotated session (from `review_queue`) is in the queue, in words."""
     now = now or timezone.now()
     reasons: list[QueueReason] = []
     if getattr(session, "flagged", False):
         reasons.append(QueueReason(Reason.FLAGGED, REASON_LABELS[Reason.FLAGGED], session.review_reason or "flagged"))
     if getattr(session, "failing", False):
-        count = session.failed_attempts  # type: ignore[attr-defined]
+        count = session.failed_attempts
         detail = f"{count} failed attempt{'s' if count != 1 else ''}"
-        if session.latest_deliveries >= settings.JOB_MAX_RUNS:  # type: ignore[attr-defined]
-            detail += f"; the latest failed after all its {session.latest_deliveries} runs"  # type: ignore[attr-defined]
-        if session.latest_error:  # type: ignore[attr-defined]
-            detail += f": {session.latest_error}"  # type: ignore[attr-defined]
+        if (session.latest_deliveries or 0) >= settings.JOB_MAX_RUNS:
+            detail += f"; the latest failed after all its {session.latest_deliveries} runs"
+        if session.latest_error:
+            detail += f": {session.latest_error}"
         reasons.append(QueueReason(Reason.FAILING, REASON_LABELS[Reason.FAILING], detail))
     if getattr(session, "running_long", False):
-        started = session.latest_started  # type: ignore[attr-defined]
-        heartbeat = session.latest_heartbeat  # type: ignore[attr-defined]
-        detail = f"attempt {session.latest_number} running for {_ago(started, now)}"  # type: ignore[attr-defined]
+        started = session.latest_started
+        heartbeat = session.latest_heartbeat
+        detail = f"attempt {session.latest_number} running for {_ago(started, now)}"
         detail += f"; last sign of life {_ago(heartbeat, now)} ago" if heartbeat else "; its worker never reported"
         reasons.append(QueueReason(Reason.RUNNING_LONG, REASON_LABELS[Reason.RUNNING_LONG], detail))
     if getattr(session, "waiting_long", False):
-        queued = session.latest_queued  # type: ignore[attr-defined]
-        detail = f"attempt {session.latest_number} queued {_ago(queued, now)} ago, no worker has taken it"  # type: ignore[attr-defined]
+        queued = session.latest_queued
+        detail = f"attempt {session.latest_number} queued {_ago(queued, now)} ago, no worker has taken it"
         reasons.append(QueueReason(Reason.WAITING_LONG, REASON_LABELS[Reason.WAITING_LONG], detail))
     return reasons
 
@@ -333,7 +360,7 @@ def notify_staff(session_id: uuid.UUID | str, *, now: datetime | None = None) ->
         return False
     claimed = ConversionSession.objects.filter(id=session_id, review_notified_at__isnull=True).update(
         review_notified_at=now,
-        review_since=Coalesce("review_since", Value(session.queue_since)),  # type: ignore[attr-defined]
+        review_since=Coalesce("review_since", Value(session.queue_since)),
     )
     if not claimed:
         return False

@@ -45,10 +45,10 @@ class ThreadSafeInMemoryChannelLayer(InMemoryChannelLayer):
         await self._on_owner_loop(super().send, channel, message)
 
     async def receive(self, channel: str) -> dict[str, Any]:
-        return await self._on_owner_loop(super().receive, channel)  # type: ignore[no-any-return]
+        return await self._on_owner_loop(super().receive, channel)
 
     async def new_channel(self, prefix: str = "specific.") -> str:
-        return await self._on_owner_loop(super().new_channel, prefix)  # type: ignore[no-any-return]
+        return await self._on_owner_loop(super().new_channel, prefix)
 
     async def group_add(self, group: str, channel: str) -> None:
         await self._on_owner_loop(super().group_add, group, channel)

@@ -334,8 +334,10 @@ class FileDownload(FileResponse):
     block_size = 1024 * 1024
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        # FileResponse keeps the file it is given here; a FileDownload is always given one.
-        read = sync_to_async(self.file_to_stream.read, thread_sensitive=False)  # type: ignore[union-attr]
+        read = sync_to_async(
+            self.file_to_stream.read,  # type: ignore[union-attr]  # a FileDownload is always given a file
+            thread_sensitive=False,
+        )
         while chunk := await read(self.block_size):
             yield chunk
 

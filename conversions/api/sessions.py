@@ -65,8 +65,8 @@ def get_session(request: AuthenticatedHttpRequest, session_id: uuid.UUID) -> dic
 def upload_files(
     request: AuthenticatedHttpRequest,
     session_id: uuid.UUID,
-    files: File[list[UploadedFile]] = None,  # type: ignore[assignment]
-    relative_paths: Form[list[str]] = None,  # type: ignore[assignment]
+    files: File[list[UploadedFile]] = None,  # type: ignore[assignment]  # ninja: None when not sent
+    relative_paths: Form[list[str]] = None,  # type: ignore[assignment]  # ninja: None when not sent
 ) -> Status[dict[str, Any]]:
     session = sessions.get_session(request.user, session_id)
     sessions.add_files(session=session, user=request.user, uploads=files or [], relative_paths=relative_paths or [])

@@ -136,7 +136,7 @@ def send_piece(request: AuthenticatedHttpRequest, session_id: uuid.UUID, relativ
             user=request.user,
             relative_path=relative_path,
             offset=offset,
-            body=request,  # type: ignore[arg-type]
+            body=request,
             length=int(length) if length and length.isdigit() else None,
         )
     except uploads.OffsetMismatch as exc:

@@ -320,7 +320,11 @@ def store_validation(
 
 def report_validation(attempt: ConversionAttempt, summaries: tuple[IssueSummary, ...], outcome: str) -> None:
     """Tell the orchestrator the validation's outcome; rides out a database out of reach."""
-    completed = ValidationCompleted(attempt=attempt.number, outcome=outcome, issues=summaries)  # type: ignore[arg-type]
+    completed = ValidationCompleted(
+        attempt=attempt.number,
+        outcome=outcome,  # type: ignore[arg-type]  # an Outcome value, as the Literal spells them
+        issues=summaries,
+    )
     patiently(
         lambda: record_job_event(attempt.session_id, completed),
         f"reporting the validation of attempt {attempt.id}",

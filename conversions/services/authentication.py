@@ -47,7 +47,7 @@ def user_for_key(request: HttpRequest, key: str) -> Any:
     the key's lookup names (if any) and of the address, and a locked-out one is refused even when
     right (`request.axes_locked_out` then says so)."""
     named = ApiToken.named_by(key)
-    request.api_token = named  # type: ignore[attr-defined]
+    request.api_token = named  # type: ignore[attr-defined]  # read back by TokenBackend.authenticate
     return authenticate(request, username=named.user.get_username() if named else None, token=key)
 
 

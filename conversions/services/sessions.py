@@ -40,6 +40,7 @@ from conversions.nwb.fields import FIELDS
 from conversions.nwb.normalizers import normalize_field, unfit_characters
 from conversions.orchestrator import policy
 from conversions.orchestrator.state import (
+    Awaiting,
     CancelJobs,
     DetectFormat,
     Event,
@@ -356,7 +357,10 @@ def _llm_reading(session: ConversionSession, text: str, *, asking_for: Sequence[
     result = llm.understand(
         text,
         asking_for=asking_for,
-        history=[llm.HistoryEntry(role=m.role, text=m.text) for m in reversed(recent)],  # type: ignore[arg-type]
+        history=[
+            llm.HistoryEntry(role=m.role, text=m.text)  # type: ignore[arg-type]  # a ChatMessage.Role, as the Literal
+            for m in reversed(recent)
+        ],
         client=llm.client_factory(settings.ANTHROPIC_API_KEY, settings.LLM_TIMEOUT_SECONDS),
         model=model,
         timeout_s=settings.LLM_TIMEOUT_SECONDS,
@@ -392,7 +396,7 @@ def claim_llm_call(session_id: uuid.UUID, purpose: LlmCall.Purpose) -> LlmCall |
 
 
 def perform_action(*, session: ConversionSession, user: User, action: str, value: Any = None) -> Turn:
-    event = UserAction(action=action, value=value)  # type: ignore[arg-type]
+    event = UserAction(action=action, value=value)  # type: ignore[arg-type]  # ActionIn or STAFF_ACTIONS checked it
     step, replies, session = _apply(session.id, event, actor=user, audit=("action", {"action": action}))
     if step.refused:
         raise Conflict(step.replies[0].text if step.replies else "That can't be done now.")
@@ -472,7 +476,7 @@ def view_of(session: ConversionSession) -> SessionView:
     }
     return SessionView(
         status=Status(session.status),
-        awaiting=session.awaiting or None,  # type: ignore[arg-type]
+        awaiting=Awaiting(session.awaiting) if session.awaiting else None,
         memory=session.memory,
         metadata=metadata,
         recording=recording_summary(session.detection),

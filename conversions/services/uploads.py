@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -106,6 +106,12 @@ def _audit(session: ConversionSession, user: User, kind: str, detail: dict[str, 
 class FileDeclaration:
     path: str
     size_bytes: int
+
+
+class PieceBody(Protocol):
+    """What a piece is read from, in blocks: the request itself (Django reads its body as a stream)."""
+
+    def read(self, size: int, /) -> bytes: ...
 
 
 @dataclass(frozen=True)
@@ -216,7 +222,7 @@ def receive_piece(
     user: User,
     relative_path: str,
     offset: int,
-    body: BinaryIO,
+    body: PieceBody,
     length: int | None,
 ) -> PieceOutcome:
     """Append one piece, read from `body` in COPY_CHUNK blocks, if it starts where the server stopped."""
@@ -268,7 +274,7 @@ def _write_piece(
     relative: PurePosixPath,
     handle: BinaryIO,
     offset: int,
-    body: BinaryIO,
+    body: PieceBody,
 ) -> int:
     """Bytes received after the piece. Called with the part file locked."""
     pending.refresh_from_db()

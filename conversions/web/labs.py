@@ -25,7 +25,7 @@ SUBJECTS_PER_PAGE = 200
 
 
 def _help(name: str) -> str:
-    return str(Lab._meta.get_field(name).help_text)  # type: ignore[union-attr]  # a field of the lab, not a relation to it
+    return str(Lab._meta.get_field(name).help_text)  # type: ignore[union-attr]  # a field, not a relation
 
 
 class LabSettingsForm(forms.Form):

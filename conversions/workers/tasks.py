@@ -6,7 +6,7 @@ import os
 import threading
 from typing import Any
 
-from celery import shared_task
+from celery import Task, shared_task
 from celery.signals import task_prerun, worker_process_init, worker_ready
 from django.conf import settings
 
@@ -27,7 +27,7 @@ def detect_recording(session_id: str, files_version: int, format_key: str | None
     soft_time_limit=settings.CONVERSION_SOFT_TIME_LIMIT,
     time_limit=settings.CONVERSION_TIME_LIMIT,
 )
-def convert_attempt(self, attempt_id: int) -> None:  # type: ignore[no-untyped-def]
+def convert_attempt(self: Task, attempt_id: int) -> None:
     jobs.convert_attempt(attempt_id, worker=self.request.hostname or "")
 
 

@@ -45,7 +45,7 @@ class MessageEvent(TypedDict):
 class StatusEvent(TypedDict):
     type: Literal["status"]
     status: str
-    awaiting: str
+    awaiting: str | None
     format: str
 
 
@@ -70,7 +70,7 @@ def message_event(message: MessagePayload) -> MessageEvent:
     return {"type": "message", "message": message}
 
 
-def status_event(*, status: str, awaiting: str, format: str) -> StatusEvent:
+def status_event(*, status: str, awaiting: str | None, format: str) -> StatusEvent:
     return {"type": "status", "status": status, "awaiting": awaiting, "format": format}
 
 
@@ -118,12 +118,12 @@ def publish_all(session_id: uuid.UUID | str, events: Sequence[Event]) -> None:
         _log_lost(group, events)
 
 
-async def _send(layer: Any, group: str, events: Sequence[dict[str, Any]]) -> None:
+async def _send(layer: Any, group: str, events: Sequence[Event]) -> None:
     for event in events:
         await layer.group_send(group, {"type": "session.event", "event": event})
 
 
-def _log_lost(group: str, events: Sequence[dict[str, Any]]) -> None:
+def _log_lost(group: str, events: Sequence[Event]) -> None:
     # A notification lost is caught up from the database on the next page load; never let it fail
     # the transition that caused it.
     kinds = ", ".join(str(event.get("type")) for event in events)
@@ -145,7 +145,7 @@ class _Publisher:
         self._thread = threading.Thread(target=self._run, name="nwbportal-notify", daemon=True)
         self._thread.start()
 
-    def submit(self, group: str, events: list[dict[str, Any]]) -> None:
+    def submit(self, group: str, events: list[Event]) -> None:
         self._queue.put((group, events))
 
     def stop(self, timeout_s: float) -> None:

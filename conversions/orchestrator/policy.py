@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -659,13 +660,49 @@ def _start_conversion(
 
 
 def _user_message(view: SessionView, event: UserMessage) -> Step:
-    parsed = event.parsed
+    """A message is first checked for what it asks of the portal alone (cancel, help, status...),
+    then read for values, and then answered by the handler for the question the session is
+    waiting on (`_ANSWERS`). What no handler takes is noted, or not understood."""
     misunderstood_before = view.memory.misunderstood
     memory = view.memory.model_copy(update={"turns": view.memory.turns + 1, "misunderstood": 0})
     view = view.model_copy(update={"memory": memory})
+    step = _answer_without_values(view, event)
+    if step is not None:
+        return step
+    view, reading = _read(view, event)
+    for answer in (_preview_or_streams, _answer_while_running, _ANSWERS[view.awaiting]):
+        step = answer(view, reading)
+        if step is not None:
+            return step
+    if reading.updates or reading.problems:
+        return _step(
+            view, view.status, view.awaiting, updates=reading.updates, replies=[Reply(text=t) for t in reading.preface]
+        )
+    return _not_understood(view, misunderstood_before + 1, event.text)
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What one message gives, read against the session."""
+
+    parsed: ParsedMessage
+    text: str
+    updates: dict[str, FieldValue]
+    # What the reply must raise: a time zone changed or unclear, values that could not be used or
+    # were kept, choices between two readings.
+    problems: list[str]
+    newly_declined: list[str]
+    # The lines said before the answer: what was noted, taken from the registry, declined, and the problems.
+    preface: list[str]
+
+
+def _answer_without_values(view: SessionView, event: UserMessage) -> Step | None:
+    """The answer to a message that only asks something of the portal (cancel, help, status, a
+    greeting...), whatever the session waits on; None when the message is to be read for values."""
+    parsed = event.parsed
     if not event.text.strip():
         return _refuse(view, "That message was empty. " + _help_text(view))
-    if memory.turns > view.max_turns:
+    if view.memory.turns > view.max_turns:
         return _turn_limit(view)
     if Intent.CANCEL in parsed.intents:
         return _cancel(view)
@@ -680,7 +717,14 @@ def _user_message(view: SessionView, event: UserMessage) -> Step:
     if Intent.GREETING in parsed.intents and not parsed.fields and view.awaiting != Awaiting.FORMAT_SELECTION:
         # At the format question, the question itself is the answer (and "Hi, it's SpikeGLX" picks one).
         return _step(view, view.status, view.awaiting, replies=[Reply(text=_greeting_text(view, parsed.format_choice))])
+    return None
 
+
+def _read(view: SessionView, event: UserMessage) -> tuple[SessionView, _Reading]:
+    """The message's values, normalized, and what it declines; the view comes back with the time
+    zone the message names and the memory it changes (declined fields, minimal or one-by-one)."""
+    parsed = event.parsed
+    memory = view.memory
     zone_lines = []
     if parsed.timezone and parsed.timezone != view.timezone:
         # Named in words ("Tokyo time"): the session's zone from now on, and the one this
@@ -716,106 +760,151 @@ def _user_message(view: SessionView, event: UserMessage) -> Step:
     if newly_declined:
         preface.append(f"Understood: I'll leave out the {_labels(newly_declined)} and won't ask again.")
     preface += problems
+    reading = _Reading(
+        parsed=parsed,
+        text=event.text,
+        updates=updates,
+        problems=problems,
+        newly_declined=newly_declined,
+        preface=preface,
+    )
+    return view, reading
 
-    if Intent.PREVIEW in parsed.intents:
-        return _preview(view, updates=updates, memory=memory, preface=preface)
+
+def _preview_or_streams(view: SessionView, reading: _Reading) -> Step | None:
+    """A preview asked for, or a choice of streams ("only the AP band", "experiment 3 instead"),
+    whatever the session waits on (once the format is known)."""
+    if Intent.PREVIEW in reading.parsed.intents:
+        return _preview(view, updates=reading.updates, memory=view.memory, preface=reading.preface)
     if view.recording is not None and view.awaiting != Awaiting.FORMAT_SELECTION:
         options = _stream_options(view)
         # "experiment 3 instead" also reads as a correction of the experiment description; a value
         # that is nothing but stream names is the stream choice.
-        if all(only_names_streams(str(value), options) for value in parsed.fields.values()):
-            choice = parse_stream_choice(event.text, options, _selected(view))
+        if all(only_names_streams(str(value), options) for value in reading.parsed.fields.values()):
+            choice = parse_stream_choice(reading.text, options, _selected(view))
             if choice is not None:
                 return _select_streams(view, choice.stream_ids, memory=view.memory, preface=[])
+    return None
 
-    if view.status in RUNNING_STATUSES:
-        note = " They will be used if the file is converted again." if updates else ""
-        text = "The conversion is under way; I'll tell you when it's done."
-        if view.status == Status.DETECTING_FORMAT:
-            text = "I'm still looking at your files; one moment."
+
+def _answer_while_running(view: SessionView, reading: _Reading) -> Step | None:
+    """While a job runs: the values are kept for a later conversion, and nothing else happens."""
+    if view.status not in RUNNING_STATUSES:
+        return None
+    note = " They will be used if the file is converted again." if reading.updates else ""
+    text = "The conversion is under way; I'll tell you when it's done."
+    if view.status == Status.DETECTING_FORMAT:
+        text = "I'm still looking at your files; one moment."
+    return _step(
+        view,
+        view.status,
+        view.awaiting,
+        updates=reading.updates,
+        replies=[Reply(text=t) for t in reading.preface] + [Reply(text=text + note)],
+    )
+
+
+def _answer_to_format_question(view: SessionView, reading: _Reading) -> Step | None:
+    """ "Which format are these files?": the candidate named, or the question again."""
+    option = _chosen_format(view, reading.parsed.format_choice, reading.text)
+    if option is not None:
+        return _select_format(view, option)
+    labels = " or ".join(f"“{o.label}”" for o in view.memory.format_candidates)
+    question = Reply(text=f"Which format are these files: {labels}?")
+    return _step(
+        view,
+        view.status,
+        view.awaiting,
+        updates=reading.updates,
+        replies=[*(Reply(text=t) for t in reading.preface), question],
+    )
+
+
+def _answer_to_metadata_request(view: SessionView, reading: _Reading) -> Step | None:
+    """The answer to the request for details: values, skips or "just convert it" move on to the
+    next question or the plan."""
+    memory = view.memory
+    if Intent.APPROVE in reading.parsed.intents and not reading.updates:
+        # "Just convert it" while questions are open is seed 000's minimal user.
+        memory = memory.model_copy(update={"minimal": True})
+    if reading.updates or reading.problems or reading.parsed.intents & _STEERING:
+        return _next_after_metadata(view, updates=reading.updates, preface=reading.preface, memory=memory)
+    return None
+
+
+def _answer_to_plan(view: SessionView, reading: _Reading) -> Step | None:
+    """The answer to the plan: a change shows it again, approval converts, a rejection waits for
+    what to change."""
+    intents = reading.parsed.intents
+    if reading.updates or reading.problems or reading.newly_declined:
+        return _next_after_metadata(view, updates=reading.updates, preface=reading.preface, memory=view.memory)
+    if Intent.APPROVE in intents or Intent.SKIP_ALL in intents:
+        return _start_conversion(view)
+    if Intent.REJECT in intents:
+        return _reject_plan(view)
+    return None
+
+
+def _answer_to_issues(view: SessionView, reading: _Reading) -> Step | None:
+    """The answer to a check's issues: accept the file as it is, or give values (or say "retry")
+    to convert again."""
+    intents = reading.parsed.intents
+    if Intent.ACCEPT_AS_IS in intents:
+        return _accept_as_is(view)
+    if reading.updates or Intent.RETRY in intents or Intent.APPROVE in intents:
+        return _start_conversion(view, updates=reading.updates, memory=view.memory, preface=reading.preface)
+    if Intent.FIX in intents:
+        return _step(view, view.status, view.awaiting, replies=[Reply(text=_fix_prompt(view))])
+    return None
+
+
+def _answer_unasked(view: SessionView, reading: _Reading) -> Step | None:
+    """A message when no question is open: after a conversion, "retry" converts again and values
+    wait for it; before any upload, values wait for the recording."""
+    intents = reading.parsed.intents
+    updates = reading.updates
+    if view.status in (Status.FAILED, Status.CANCELLED, Status.COMPLETED, Status.COMPLETED_WITH_ISSUES):
+        if Intent.RETRY in intents or (Intent.APPROVE in intents and view.status != Status.COMPLETED):
+            return _retry(view, updates=updates, preface=reading.preface)
+        if updates:
+            return _step(
+                view,
+                view.status,
+                None,
+                updates=updates,
+                replies=[Reply(text=t) for t in reading.preface]
+                + [Reply(text="Say “retry” to convert again with these values.")],
+            )
+    if view.status == Status.IDLE and updates:
         return _step(
             view,
             view.status,
-            view.awaiting,
+            None,
             updates=updates,
-            replies=[Reply(text=t) for t in preface] + [Reply(text=text + note)],
+            replies=[Reply(text=t) for t in reading.preface]
+            + [Reply(text="Now upload the recording (the whole folder if it has several files).")],
         )
+    return None
 
-    match view.awaiting:
-        case Awaiting.FORMAT_SELECTION:
-            option = _chosen_format(view, parsed.format_choice, event.text)
-            if option is not None:
-                return _select_format(view, option)
-            labels = " or ".join(f"“{o.label}”" for o in view.memory.format_candidates)
-            question = Reply(text=f"Which format are these files: {labels}?")
-            return _step(
-                view, view.status, view.awaiting, updates=updates, replies=[*(Reply(text=t) for t in preface), question]
-            )
-        case Awaiting.REQUIRED_METADATA:
-            if Intent.APPROVE in parsed.intents and not updates:
-                # "Just convert it" while questions are open is seed 000's minimal user.
-                memory = memory.model_copy(update={"minimal": True})
-            if updates or problems or parsed.intents & _STEERING:
-                return _next_after_metadata(view, updates=updates, preface=preface, memory=memory)
-        case Awaiting.APPROVAL:
-            if updates or problems or newly_declined:
-                return _next_after_metadata(view, updates=updates, preface=preface, memory=memory)
-            if Intent.APPROVE in parsed.intents or Intent.SKIP_ALL in parsed.intents:
-                return _start_conversion(view, memory=memory)
-            if Intent.REJECT in parsed.intents:
-                return _step(
-                    view,
-                    view.status,
-                    view.awaiting,
-                    replies=[
-                        Reply(
-                            text="Not converting this plan. Tell me what to change (e.g. “institution: Stanford”), "
-                            "here or in the metadata panel, or cancel.",
-                            # The page then stops offering this plan for approval.
-                            data={"plan": "rejected"},
-                        )
-                    ],
-                )
-        case Awaiting.CORRECTION | Awaiting.NO_PROGRESS_DECISION:
-            if Intent.ACCEPT_AS_IS in parsed.intents:
-                return _accept_as_is(view)
-            if (
-                updates
-                or Intent.RETRY in parsed.intents
-                or Intent.FIX in parsed.intents
-                or Intent.APPROVE in parsed.intents
-            ):
-                if updates or Intent.RETRY in parsed.intents or Intent.APPROVE in parsed.intents:
-                    return _start_conversion(view, updates=updates, memory=memory, preface=preface)
-                return _step(view, view.status, view.awaiting, replies=[Reply(text=_fix_prompt(view))])
-        case None:
-            if view.status in (Status.FAILED, Status.CANCELLED, Status.COMPLETED, Status.COMPLETED_WITH_ISSUES):
-                if Intent.RETRY in parsed.intents or (
-                    Intent.APPROVE in parsed.intents and view.status != Status.COMPLETED
-                ):
-                    return _retry(view, updates=updates, preface=preface)
-                if updates:
-                    return _step(
-                        view,
-                        view.status,
-                        None,
-                        updates=updates,
-                        replies=[Reply(text=t) for t in preface]
-                        + [Reply(text="Say “retry” to convert again with these values.")],
-                    )
-            if view.status == Status.IDLE and updates:
-                return _step(
-                    view,
-                    view.status,
-                    None,
-                    updates=updates,
-                    replies=[Reply(text=t) for t in preface]
-                    + [Reply(text="Now upload the recording (the whole folder if it has several files).")],
-                )
 
-    if updates or problems:
-        return _step(view, view.status, view.awaiting, updates=updates, replies=[Reply(text=t) for t in preface])
-    return _not_understood(view, misunderstood_before + 1, event.text)
+# The handler of a message, by the question the session waits on (None: no question is open).
+_ANSWERS: dict[Awaiting | None, Callable[[SessionView, _Reading], Step | None]] = {
+    Awaiting.FORMAT_SELECTION: _answer_to_format_question,
+    Awaiting.REQUIRED_METADATA: _answer_to_metadata_request,
+    Awaiting.APPROVAL: _answer_to_plan,
+    Awaiting.CORRECTION: _answer_to_issues,
+    Awaiting.NO_PROGRESS_DECISION: _answer_to_issues,
+    None: _answer_unasked,
+}
+
+
+def _reject_plan(view: SessionView) -> Step:
+    text = (
+        "Not converting this plan. Tell me what to change (e.g. “institution: Stanford”), "
+        "here or in the metadata panel, or cancel."
+    )
+    # The page then stops offering this plan for approval.
+    return _step(view, view.status, view.awaiting, replies=[Reply(text=text, data={"plan": "rejected"})])
 
 
 # A remark in words ("the rig was acting up that day", "best unit yield we've had all year"): three
@@ -1063,19 +1152,7 @@ def _user_action(view: SessionView, event: UserAction) -> Step:
         case "reject":
             if view.awaiting != Awaiting.APPROVAL:
                 return _refuse(view, "There is no plan waiting for approval. " + _status_text(view))
-            return _step(
-                view,
-                view.status,
-                view.awaiting,
-                replies=[
-                    Reply(
-                        text="Not converting this plan. Tell me what to change (e.g. “institution: Stanford”), "
-                        "here or in the metadata panel, or cancel.",
-                        # The page then stops offering this plan for approval.
-                        data={"plan": "rejected"},
-                    )
-                ],
-            )
+            return _reject_plan(view)
         case "accept_as_is":
             if view.awaiting in (Awaiting.CORRECTION, Awaiting.NO_PROGRESS_DECISION):
                 return _accept_as_is(view)

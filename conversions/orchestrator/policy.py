@@ -55,6 +55,7 @@ from conversions.orchestrator.state import (
     Status,
     Step,
     UserAction,
+    UserActionName,
     UserMessage,
     ValidationCompleted,
 )
@@ -951,27 +952,34 @@ def _not_understood(view: SessionView, in_a_row: int, text: str = "") -> Step:
     text = preface + (
         " What you can do now: " + ", ".join(f"“{o.replace('_', ' ')}”" for o in options) + "." if options else ""
     )
-    reply = Reply(text=text, card="options", data={"options": options}) if options else Reply(text=text)
-    return _step(view, view.status, view.awaiting, memory=memory, replies=[reply])
+    return _step(view, view.status, view.awaiting, memory=memory, replies=[_offer(text, options)])
 
 
 _REMARK_NOTED = "Noted — that doesn't change anything I store. "
 
 
-def _available_actions(view: SessionView) -> list[str]:
+def _available_actions(view: SessionView) -> list[UserActionName]:
     """The actions that make sense now, as the page's buttons show them."""
     deciding = view.awaiting in (Awaiting.CORRECTION, Awaiting.NO_PROGRESS_DECISION)
-    options: list[str] = []
+    options: list[UserActionName] = []
     if view.awaiting == Awaiting.APPROVAL:
-        options += ["approve", "preview"]
+        options += [UserActionName.APPROVE, UserActionName.PREVIEW]
     if deciding:
-        options.append("accept_as_is")
+        options.append(UserActionName.ACCEPT_AS_IS)
     finished = view.status in (Status.FAILED, Status.CANCELLED, Status.COMPLETED_WITH_ISSUES)
     if (deciding or finished) and view.recording is not None:
-        options.append("retry")
+        options.append(UserActionName.RETRY)
     if view.status not in (Status.IDLE, Status.COMPLETED, Status.COMPLETED_WITH_ISSUES, Status.CANCELLED):
-        options.append("cancel")
+        options.append(UserActionName.CANCEL)
     return options
+
+
+def _offer(text: str, actions: Sequence[UserActionName]) -> Reply:
+    """A reply with the page's buttons for `actions` (the "options" card; its data holds their names
+    as plain strings, as the page and the stored message read them); plain text when none is offered."""
+    if not actions:
+        return Reply(text=text)
+    return Reply(text=text, card="options", data={"options": [str(action) for action in actions]})
 
 
 def _turn_limit(view: SessionView) -> Step:
@@ -994,11 +1002,12 @@ def _request_help(view: SessionView, *, reason: str) -> Step:
         "I've asked the portal's admins to look at this session; they see your files, every attempt, "
         "the issues found and this conversation."
     )
-    options = [o for o in _available_actions(view) if o != "cancel"]
+    options = [o for o in _available_actions(view) if o != UserActionName.CANCEL]
     if options:
         text += " Meanwhile you can still " + " or ".join(f"“{o.replace('_', ' ')}”" for o in options) + "."
-    reply = Reply(text=text, card="options", data={"options": options}) if options else Reply(text=text)
-    return _step(view, view.status, view.awaiting, replies=[reply], actions=[FlagForReview(reason=reason)])
+    return _step(
+        view, view.status, view.awaiting, replies=[_offer(text, options)], actions=[FlagForReview(reason=reason)]
+    )
 
 
 def _frustrated(view: SessionView) -> Step:
@@ -1014,12 +1023,12 @@ def _frustrated(view: SessionView) -> Step:
     if view.recording is not None and view.status != Status.COMPLETED:
         ways.append("try again with other values (tell me what to change)")
     ways.append("ask the portal's admins to look at it (say “ask an expert”)")
-    options = (["accept_as_is"] if validated else []) + (["retry"] if view.recording is not None else [])
-    options.append("request_help")
-    text = "Sorry this is not going well. You can " + "; or ".join(ways) + "."
-    return _step(
-        view, view.status, view.awaiting, replies=[Reply(text=text, card="options", data={"options": options})]
+    options = ([UserActionName.ACCEPT_AS_IS] if validated else []) + (
+        [UserActionName.RETRY] if view.recording is not None else []
     )
+    options.append(UserActionName.REQUEST_HELP)
+    text = "Sorry this is not going well. You can " + "; or ".join(ways) + "."
+    return _step(view, view.status, view.awaiting, replies=[_offer(text, options)])
 
 
 def _normalized(
@@ -1141,23 +1150,23 @@ def _acknowledge(view: SessionView, updates: dict[str, FieldValue]) -> str:
 
 def _user_action(view: SessionView, event: UserAction) -> Step:
     match event.action:
-        case "cancel":
+        case UserActionName.CANCEL:
             return _cancel(view)
-        case "approve":
+        case UserActionName.APPROVE:
             if view.awaiting == Awaiting.APPROVAL:
                 return _start_conversion(view)
             if view.awaiting == Awaiting.REQUIRED_METADATA:
                 return _refuse(view, "I still need some details before I can show a plan. " + _help_text(view))
             return _refuse(view, "There is nothing to approve right now. " + _status_text(view))
-        case "reject":
+        case UserActionName.REJECT:
             if view.awaiting != Awaiting.APPROVAL:
                 return _refuse(view, "There is no plan waiting for approval. " + _status_text(view))
             return _reject_plan(view)
-        case "accept_as_is":
+        case UserActionName.ACCEPT_AS_IS:
             if view.awaiting in (Awaiting.CORRECTION, Awaiting.NO_PROGRESS_DECISION):
                 return _accept_as_is(view)
             return _refuse(view, "There is no validated file waiting for a decision. " + _status_text(view))
-        case "retry":
+        case UserActionName.RETRY:
             if view.status in RUNNING_STATUSES:
                 return _refuse(view, "A job is already running. " + _status_text(view))
             if view.awaiting in (Awaiting.CORRECTION, Awaiting.NO_PROGRESS_DECISION):
@@ -1165,15 +1174,15 @@ def _user_action(view: SessionView, event: UserAction) -> Step:
             if view.status in (Status.FAILED, Status.CANCELLED, Status.COMPLETED_WITH_ISSUES, Status.COMPLETED):
                 return _retry(view, updates={})
             return _refuse(view, "There is nothing to retry yet. " + _status_text(view))
-        case "preview":
+        case UserActionName.PREVIEW:
             return _preview(view, updates={}, memory=view.memory, preface=())
-        case "request_help":
+        case UserActionName.REQUEST_HELP:
             return _request_help(view, reason="asked for help (button)")
-        case "select_streams":
+        case UserActionName.SELECT_STREAMS:
             value = event.value
             ids = [value] if isinstance(value, str) else list(value) if isinstance(value, list | tuple) else []
             return _select_streams(view, [str(i) for i in ids], memory=view.memory)
-        case "select_format":
+        case UserActionName.SELECT_FORMAT:
             key = str(event.value or "").strip()
             if view.awaiting == Awaiting.FORMAT_SELECTION:
                 option = _chosen_format(view, key, "")
@@ -1271,8 +1280,8 @@ def _conversion_failed(view: SessionView, event: ConversionFailed) -> Step:
         ways.append(f"leave out a stream that fails (e.g. “without {_short_name(named)}”)" if named else "")
     ways += ["ask an expert", "or cancel"]
     text = f"The conversion failed: {event.user_message} You can " + ", ".join(w for w in ways if w) + "."
-    options = ["retry", "request_help", "cancel"]
-    return _step(view, Status.FAILED, None, replies=[Reply(text=text, card="options", data={"options": options})])
+    options = [UserActionName.RETRY, UserActionName.REQUEST_HELP, UserActionName.CANCEL]
+    return _step(view, Status.FAILED, None, replies=[_offer(text, options)])
 
 
 def _validation_completed(view: SessionView, event: ValidationCompleted) -> Step:
@@ -1295,7 +1304,7 @@ def _validation_completed(view: SessionView, event: ValidationCompleted) -> Step
             Status.AWAITING_USER_INPUT,
             Awaiting.NO_PROGRESS_DECISION,
             memory=memory,
-            replies=[card, Reply(text=text, card="options", data={"options": ["retry", "accept_as_is", "cancel"]})],
+            replies=[card, _offer(text, [UserActionName.RETRY, UserActionName.ACCEPT_AS_IS, UserActionName.CANCEL])],
             actions=[FlagForReview(reason="no progress: identical issues on consecutive attempts")],
         )
     # Fields the issues name: missing ones, and given ones whose value DANDI cannot use (a species it
@@ -1333,7 +1342,7 @@ def _validation_completed(view: SessionView, event: ValidationCompleted) -> Step
         Status.AWAITING_USER_INPUT,
         Awaiting.CORRECTION,
         memory=memory,
-        replies=[card, Reply(text=text, card="options", data={"options": ["accept_as_is", "retry"]})],
+        replies=[card, _offer(text, [UserActionName.ACCEPT_AS_IS, UserActionName.RETRY])],
     )
 
 

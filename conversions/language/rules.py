@@ -5,6 +5,9 @@ Pure Python: no Django, no I/O, no LLM. It is the fallback when no LLM is config
 an answer to the question just asked is taken as an answer). Values come out raw, only trimmed (a
 pronoun for the animal's sex is the one exception: "she" comes out as F);
 `conversions.nwb` normalises them ("mouse" → "Mus musculus", "Dr. Jane Smith" → "Smith, Jane").
+The tables it reads with have modules of their own: the words it knows (`vocabulary`), the regular
+expressions it cuts and classifies with (`patterns`), the labels of the fields (`labels`) and the
+phrases of commands (`intents`).
 
 How a message is read
 ---------------------
@@ -86,24 +89,30 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
-from enum import StrEnum
 from functools import cache
 
 from rapidfuzz import fuzz, process
 
-from conversions.language import brain_areas, east_asian, institutions, people, prose, tagger
+from conversions.language import (
+    brain_areas,
+    east_asian,
+    institutions,
+    labels,
+    patterns,
+    people,
+    prose,
+    tagger,
+    vocabulary,
+)
 from conversions.language.brain_areas import brain_area
+from conversions.language.intents import INTENT_CUES, Intent, IntentCue  # the portal imports Intent from here
 from conversions.language.subjects import SubjectMention, subject_mentions
 from conversions.language.zones import ZoneMention, is_place, zone_mentions
-from conversions.nwb.fields import FIELDS, SUBJECT_FIELDS
+from conversions.nwb.fields import FIELDS
 from conversions.nwb.normalizers import (
-    EAST_ASIAN_SPECIES,
-    FOREIGN_MONTH,
-    OTHER_LANGUAGE_AGE_UNITS,
-    OTHER_LANGUAGE_SEX,
     abbreviated_binomial,
     normalize_datetime,
     normalize_experimenter,
@@ -113,26 +122,7 @@ from conversions.nwb.normalizers import (
     species_mentions,
 )
 
-
-class Intent(StrEnum):
-    PROVIDE_METADATA = "provide_metadata"
-    APPROVE = "approve"
-    REJECT = "reject"
-    ACCEPT_AS_IS = "accept_as_is"
-    FIX = "fix"
-    CANCEL = "cancel"
-    RETRY = "retry"
-    STATUS = "status"
-    HELP = "help"
-    SKIP_FIELD = "skip_field"
-    SKIP_ALL = "skip_all"
-    ONE_BY_ONE = "one_by_one"
-    SELECT_FORMAT = "select_format"
-    PREVIEW = "preview"
-    FRUSTRATED = "frustrated"
-    REQUEST_HELP = "request_help"
-    # An opening with no request in it yet: "Hi", "I'd like to convert my data", "how do I start?".
-    GREETING = "greeting"
+_I = re.IGNORECASE
 
 
 @dataclass(frozen=True)
@@ -182,7 +172,7 @@ def read_by_rules(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     zones = zone_mentions(text)
     subjects = [
         mention
-        for mention in subject_mentions(text, _NAME_STOPWORDS)
+        for mention in subject_mentions(text, vocabulary.NAME_STOPWORDS)
         if not any(mention.start < zone.end and zone.start < mention.end for zone in zones)
     ]
     if len({mention.subject_id for mention in subjects}) != 1:
@@ -406,7 +396,7 @@ def _with_prose(text: str, parsed: ParsedMessage, *, whole: str | None = None) -
         fields["strain"] = strain.value  # "Vglut2-Cre;Ai148": the cross, not its first line
     if found["date_of_birth"] and "date_of_birth" in fields and _unreadable_time(fields["date_of_birth"]):
         del fields["date_of_birth"]  # "born 14 March 2024, recorded at P60": the sentence gives the date
-    crew = people.team(text, _vocabulary_word, _FILLER_WORDS.__contains__)
+    crew = people.team(text, _vocabulary_word, vocabulary.FILLER_WORDS.__contains__)
     if crew and crew.experimenters and "experimenter" not in parsed.skipped:
         recorders = _family_first(text, "; ".join(crew.experimenters))
         if _takes_over(fields.get("experimenter"), "experimenter" in parsed.guessed, recorders, crew):
@@ -538,7 +528,9 @@ def _with_subject(text: str, parsed: ParsedMessage, subjects: list[SubjectMentio
     if not subjects or ("subject_id" in parsed.corrections and _may_be_an_id(corrected)):
         return parsed  # "sorry it's so late" corrects no id
     first = subjects[0]
-    correction = bool(_CORRECTION_MARKER_RE.search(text, 0, first.start) or _CORRECTING_START_RE.match(text))
+    correction = bool(
+        patterns.CORRECTION_MARKER_RE.search(text, 0, first.start) or patterns.CORRECTING_START_RE.match(text)
+    )
     fields = {**parsed.fields, "subject_id": first.subject_id}
     # "mouse AB-12" names the animal; "My advisor" of "My advisor, Prof. Levine … SM-23" does not, though
     # it has the shape of a binomial that normalize_species takes from a label
@@ -653,12 +645,7 @@ def _with_location(text: str, parsed: ParsedMessage) -> ParsedMessage:
     )
 
 
-def _vocabulary(paragraph: str) -> frozenset[str]:
-    """The items of a comma-separated paragraph: long word lists stay readable."""
-    return frozenset(item.strip() for item in paragraph.split(",") if item.strip())
-
-
-# --- vocabulary -----------------------------------------------------------------------------------
+# --- fields ---------------------------------------------------------------------------------------
 
 _DESCRIPTION_FIELDS = ("experiment_description", "session_description")
 # Free text: adjacent pieces of one of these fields join into one value.
@@ -669,842 +656,7 @@ _LIST_FIELDS = frozenset({"experimenter", "keywords"})
 _DATE_FIELDS = ("session_start_time", "date_of_birth")
 
 
-class _Intro(StrEnum):
-    """How a label introduces its value."""
-
-    STRICT = "strict"  # only "label: value" or "label = value": the word is common in free text
-    COPULA = "copula"  # also "the label is value"
-    LOOSE = "loose"  # also "label value", when the value has the field's shape ("age P60")
-    PHRASE = "phrase"  # the phrase itself introduces the value ("recorded by Jane Smith")
-
-
-@dataclass(frozen=True)
-class _Label:
-    field: str
-    intro: _Intro
-    needs_cue: bool = False  # the value must have a content cue for the field ("I'm Jane Smith")
-    generic: bool = False  # even after ":", the value must fit ("mouse: female" is not an id)
-    # Names who leads the lab (PI, supervisor) or who writes ("I'm …"): the experimenter only if no one
-    # else is named.
-    leads: bool = False
-
-
-_S, _C, _L, _P = _Intro.STRICT, _Intro.COPULA, _Intro.LOOSE, _Intro.PHRASE
-
-_LABELS: dict[str, _Label] = {
-    "experimenter": _Label("experimenter", _L),
-    "experimenters": _Label("experimenter", _L),
-    "experimentalist": _Label("experimenter", _C),
-    # Misspellings common enough to be worth reading as the label.
-    "experimentor": _Label("experimenter", _L),
-    "experimentor's": _Label("experimenter", _S),
-    "expermenter": _Label("experimenter", _L),
-    "researcher": _Label("experimenter", _C),
-    "researchers": _Label("experimenter", _C),
-    "investigator": _Label("experimenter", _C),
-    "principal investigator": _Label("experimenter", _C, leads=True),
-    "pi": _Label("experimenter", _C, leads=True),
-    "scientist": _Label("experimenter", _C),
-    "who recorded": _Label("experimenter", _S),
-    "name": _Label("experimenter", _S, generic=True),
-    "recorded by": _Label("experimenter", _P),
-    "rec by": _Label("experimenter", _P),
-    "rec'd by": _Label("experimenter", _P),
-    "performed by": _Label("experimenter", _P),
-    "collected by": _Label("experimenter", _P),
-    "conducted by": _Label("experimenter", _P),
-    "acquired by": _Label("experimenter", _P),
-    "done by": _Label("experimenter", _P),
-    # Who writes is the experimenter unless the message names who recorded ("I'm Ana Costa, the
-    # technician. The experiments were performed by Dr. Pedro Alves").
-    "my name is": _Label("experimenter", _P, leads=True),
-    "i am": _Label("experimenter", _P, needs_cue=True, leads=True),
-    "i'm": _Label("experimenter", _P, needs_cue=True, leads=True),
-    "institution": _Label("institution", _L),
-    "affiliation": _Label("institution", _L),
-    "where": _Label("institution", _S, generic=True),
-    "place": _Label("institution", _S, generic=True),
-    "uni": _Label("institution", _S),
-    "who": _Label("experimenter", _S, generic=True),
-    "names": _Label("experimenter", _S, generic=True),
-    "recorder": _Label("experimenter", _C),
-    "recordist": _Label("experimenter", _C),  # an EEG lab's word for who ran the recording
-    "recorded": _Label("experimenter", _S, generic=True),
-    "made by": _Label("experimenter", _P, needs_cue=True),
-    "on behalf of": _Label("experimenter", _P, needs_cue=True),
-    "supervisor": _Label("experimenter", _C, leads=True),
-    "lab head": _Label("experimenter", _C, leads=True),
-    "head of the lab": _Label("experimenter", _C, leads=True),
-    # The same labels in the languages of the portal's users ("Experimentador: …", "Instituição: …").
-    "experimentador": _Label("experimenter", _C),
-    "experimentadora": _Label("experimenter", _C),
-    "experimentator": _Label("experimenter", _C),
-    "expérimentateur": _Label("experimenter", _C),
-    "expérimentatrice": _Label("experimenter", _C),
-    "sperimentatore": _Label("experimenter", _C),
-    "versuchsleiter": _Label("experimenter", _C),
-    "versuchsleiterin": _Label("experimenter", _C),
-    "instituição": _Label("institution", _S),
-    "institución": _Label("institution", _S),
-    "istituzione": _Label("institution", _S),
-    "einrichtung": _Label("institution", _S),
-    "inst": _Label("institution", _S),
-    "experimento": _Label("experiment_description", _S),
-    "esperimento": _Label("experiment_description", _S),
-    "eksperyment": _Label("experiment_description", _S),
-    "eksperiment": _Label("experiment_description", _S),
-    "deney": _Label("experiment_description", _S),
-    "expérience": _Label("experiment_description", _S),
-    "expt": _Label("experiment_description", _S),
-    "exp": _Label("experimenter", _S, generic=True),
-    "especie": _Label("species", _S),
-    "espécie": _Label("species", _S),
-    "espèce": _Label("species", _S),
-    "sexo": _Label("sex", _S),
-    "sexe": _Label("sex", _S),
-    "geschlecht": _Label("sex", _S),
-    "edad": _Label("age", _S),
-    "idade": _Label("age", _S),
-    "âge": _Label("age", _S),
-    "alter": _Label("age", _S),
-    "me": _Label("experimenter", _S, generic=True),
-    "what": _Label("experiment_description", _S),
-    "research": _Label("experiment_description", _S),
-    "instituion": _Label("institution", _L),
-    "insitution": _Label("institution", _L),
-    "intitution": _Label("institution", _L),
-    "institusion": _Label("institution", _L),
-    "university": _Label("institution", _C),
-    "institute": _Label("institution", _C),
-    "organization": _Label("institution", _C),
-    "organisation": _Label("institution", _C),
-    "recorded at": _Label("institution", _P, needs_cue=True),
-    "work at": _Label("institution", _P),
-    "works at": _Label("institution", _P),
-    "working at": _Label("institution", _P),
-    "based at": _Label("institution", _P),
-    "we're at": _Label("institution", _P),
-    "we are at": _Label("institution", _P),
-    "i'm at": _Label("institution", _P),
-    "i am at": _Label("institution", _P),
-    "i'm from": _Label("institution", _P),
-    "i am from": _Label("institution", _P),
-    "we're from": _Label("institution", _P),
-    "we are from": _Label("institution", _P),
-    "lab": _Label("lab", _C),
-    "laboratory": _Label("lab", _C),
-    "lab name": _Label("lab", _C),
-    "research group": _Label("lab", _C),
-    "group": _Label("lab", _S),
-    "experiment description": _Label("experiment_description", _L),
-    "description": _Label("experiment_description", _L),
-    "experiment": _Label("experiment_description", _C),
-    "about": _Label("experiment_description", _S),
-    "is about": _Label("experiment_description", _P),
-    "was about": _Label("experiment_description", _P),
-    "study": _Label("experiment_description", _S),
-    "project": _Label("experiment_description", _S),
-    "summary": _Label("experiment_description", _S),
-    "session description": _Label("session_description", _C),
-    "session": _Label("session_description", _S),
-    "session notes": _Label("session_description", _S),
-    "keywords": _Label("keywords", _C),
-    "keyword": _Label("keywords", _C),
-    "tags": _Label("keywords", _S),
-    "session start time": _Label("session_start_time", _L),
-    "session start": _Label("session_start_time", _L),
-    "start time": _Label("session_start_time", _L),
-    "recording date": _Label("session_start_time", _L),
-    "recording time": _Label("session_start_time", _L),
-    "session date": _Label("session_start_time", _L),
-    "date/time": _Label("session_start_time", _L),
-    "date and time": _Label("session_start_time", _L),
-    "date & time": _Label("session_start_time", _L),
-    "date of recording": _Label("session_start_time", _L),
-    "date": _Label("session_start_time", _S, generic=True),
-    "when": _Label("session_start_time", _S, generic=True),
-    # "…, started 2023-11-02 09:15", "the session began on 2 Nov 2023 at 9:15": a date must follow.
-    **dict.fromkeys(
-        ("recorded on", "started", "starting", "start", "began", "begun", "beginning", "commenced"),
-        _Label("session_start_time", _P, needs_cue=True),
-    ),
-    # The same label in the users' other languages: "Beginn: 12. April 2024, 9:05 Uhr", "Inicio 10:30 …".
-    **dict.fromkeys(
-        ("beginn", "aufnahmebeginn", "inicio", "início", "début", "inizio", "başlangıç", "start opname", "starttid"),
-        _Label("session_start_time", _S),
-    ),
-    "subject id": _Label("subject_id", _L),
-    "subject identifier": _Label("subject_id", _L),
-    "animal id": _Label("subject_id", _L),
-    "mouse id": _Label("subject_id", _L),
-    "sub id": _Label("subject_id", _L),
-    "subj id": _Label("subject_id", _L),
-    "rat id": _Label("subject_id", _L),
-    "subject name": _Label("subject_id", _C),
-    "subject's name": _Label("subject_id", _C),
-    "animal's name": _Label("subject_id", _C),
-    "mouse's name": _Label("subject_id", _C),
-    "rat's name": _Label("subject_id", _C),
-    "monkey's name": _Label("subject_id", _C),
-    "animal name": _Label("subject_id", _C),
-    "subject": _Label("subject_id", _C, needs_cue=True, generic=True),
-    "animal": _Label("subject_id", _C, needs_cue=True, generic=True),
-    "mouse": _Label("subject_id", _S, generic=True),
-    "id": _Label("subject_id", _L, generic=True),
-    "species": _Label("species", _L),
-    "organism": _Label("species", _L),
-    "sex": _Label("sex", _L),
-    "gender": _Label("sex", _L),
-    "age": _Label("age", _L),
-    "date of birth": _Label("date_of_birth", _L),
-    "birth date": _Label("date_of_birth", _L),
-    "birthdate": _Label("date_of_birth", _L),
-    "birthday": _Label("date_of_birth", _L),
-    "dob": _Label("date_of_birth", _L),
-    "born on": _Label("date_of_birth", _P, needs_cue=True),
-    "born": _Label("date_of_birth", _P, needs_cue=True),
-    "strain": _Label("strain", _L),
-    "genotype": _Label("strain", _L),
-    "location": _Label("location", _C),
-    "recording location": _Label("location", _C),
-    "recording site": _Label("location", _C),
-    "brain area": _Label("location", _C),
-    "brain region": _Label("location", _C),
-    "area": _Label("location", _S, generic=True),
-    "region": _Label("location", _S, generic=True),
-    "target": _Label("location", _S, generic=True),
-    "cell id": _Label("cell_id", _L),
-    "cell": _Label("cell_id", _S, generic=True),
-    "slice id": _Label("slice_id", _L),
-    "slice": _Label("slice_id", _S, generic=True),
-    "mouse line": _Label("strain", _C),
-    "line": _Label("strain", _S, generic=True),
-}
-
-_LABELS.update({name: _Label(name, _S) for name in FIELDS if "_" in name and name not in _LABELS})
-# Labels in Japanese and Chinese ("実験者：…", "小鼠编号 LY-21"): an id, a sex or an age may follow without a colon.
-_LABELS.update(
-    {
-        phrase.lower(): _Label(name, _L if name in ("subject_id", "sex", "age") else _S)
-        for phrase, name in east_asian.LABELS.items()
-    }
-)  # "subject_id = SC-2022-07", as a script or a spreadsheet writes it
-
-# Words naming a group of fields when the user declines ("skip the subject", "I don't know the rest").
-_REST = "*rest*"
-_GROUP_MENTIONS: dict[str, tuple[str, ...]] = {
-    "subject": SUBJECT_FIELDS,
-    "animal": SUBJECT_FIELDS,
-    "mouse": SUBJECT_FIELDS,
-    "rest": (_REST,),
-    "others": (_REST,),
-    "other ones": (_REST,),
-    "other fields": (_REST,),
-    "remaining": (_REST,),
-    "everything else": (_REST,),
-    "any of it": (_REST,),
-    "any of them": (_REST,),
-}
-# Strict labels ("about", "when", "line") are too common to name a field in "not sure about the age".
-_MENTIONS: dict[str, tuple[str, ...]] = {
-    **{phrase: (label.field,) for phrase, label in _LABELS.items() if label.intro in (_C, _L)},
-    "date": ("session_start_time",),
-    **_GROUP_MENTIONS,
-}
-
-_TITLES = frozenset({"dr", "doctor", "prof", "professor", "mr", "mrs", "ms", "mx", "miss", "sir", "dame"})
-_NAME_PARTICLES = _vocabulary(
-    """van, von, de, der, den, da, di, del, della, du, la, le, bin, ibn, al, el, dos, das, ten, ter, zu, y"""
-)
-# Abbreviations whose period ends neither a sentence nor a value.
-_ABBREVIATIONS = _vocabulary(
-    """dr, prof, mr, mrs, ms, mx, st, jr, sr, vs, etc, e.g, i.e, eg, ie, approx, ca, univ, inst, dept, fig,
-    al, inc, ltd, co, no, nr, rer, nat, med, phil, dott, mgr, ing, exp, expt, im, a.m, p.m"""
-)
-
-_INSTITUTION_WORDS = _vocabulary(
-    """university, universität, universitat, université, universite, universidad, universidade, università,
-    universiteit, universitet, uniwersytet, univ, institute, institut, instituto, istituto, college,
-    school, hospital, clinic, klinikum, center, centre, foundation, academy, polytechnic, politecnico,
-    polytechnique, campus, laboratory, consortium, station, stazione, estación, inc, ltd, gmbh, corporation,
-    école, ecole, zentrum, instytut, üniversitesi, universitesi, hochschule, akademie, akademia, politechnika,
-    universitätsklinikum, universitätsklinik, uniklinik, centro, ziekenhuis, sjukhus, sykehus"""
-)
-# Institutions named without a keyword. Single words count only as the segment's first word, so a
-# person called "Jane Stanford" stays a person.
-_KNOWN_INSTITUTIONS = _vocabulary(
-    """mit, ucl, nyu, hhmi, janelia, epfl, eth, ethz, eth zurich, eth zürich, ucla, ucsf, ucsd, uc berkeley,
-    uc davis, uc irvine, uc san diego, berkeley, caltech, stanford, harvard, yale, princeton, columbia,
-    oxford, cambridge, cshl, cold spring harbor, salk, max planck, mpi, nih, nimh, ninds, kcl, imperial,
-    swc, sainsbury wellcome, ist austria, champalimaud, weizmann, riken, karolinska, cornell, jhu,
-    johns hopkins, upenn, mcgill, baylor, emory, rockefeller, northwestern, uchicago, allen institute,
-    francis crick, pasteur, inserm, cnrs, donders, charité, charite, kaist, tsinghua, kyoto, toronto, ubc,
-    mgh, kaust, dartmouth, vanderbilt, wustl, washu, umich, ut austin, ut southwestern, utsw, cmu,
-    carnegie mellon, georgia tech, nerf, imec, kavli, mcgovern, picower, jackson laboratory, jax, lmu,
-    tum, technion, neuro-electronics research flanders"""
-)
-
-# Words that name how the data were taken: a phrase with one describes an experiment even unasked.
-_METHOD_WORDS = _vocabulary(
-    """recording, recordings, recorded, record, imaging, imaged, image, patch, clamp, whole-cell, calcium, two-photon,
-    2p, widefield, photometry, neuropixels, probe, probes, tetrode, tetrodes, electrode, electrodes, array, arrays,
-    eeg, ecog, seeg, ieeg, lfp, emg, meg, fmri, ephys, electrophysiology, electrophysiological, optogenetics,
-    optogenetic, miniscope, mea, juxtacellular, intracellular, extracellular, single-unit, units, spikes, sorting"""
-)
-# Words that speak of the conversation, the portal or the files rather than the experiment.
-_CONVERSATION_WORDS = _vocabulary(
-    """description, describe, abstract, paragraph, paste, typo, typing, submit, portal, upload, uploaded, uploading,
-    file, files, folder, you, your, later, delay, sec, minute, question, questions, field, fields, metadata, form,
-    wrong, mistake, correct, correction, swapped, ok, okay, fine, thanks, thank, phone, busy, sorry"""
-)
-_SAID_RE = re.compile(r"\bi\s+(?:said|wrote|meant|typed|mean)\b|\bcan\s+i\b|\bi'?ll\b|\bdo\s+you\b", re.IGNORECASE)
-
-_BRAIN_AREAS = _vocabulary(
-    """v1, v2, v4, v5, mt, m1, m2, s1, s2, a1, ca1, ca2, ca3, dg, lgn, dlgn, sc, mec, lec, pfc, mpfc, acc,
-    ofc, vta, snc, snr, bla, rsp, rsc, ppc, alm, lip, fef, it, nac, str, dms, dls, hpc, ec, ob, piriform,
-    sniff"""
-)
-# Words that make a phrase a description rather than a name.
-_DESCRIPTION_WORDS = _vocabulary(
-    """recording, recordings, recorded, imaging, imaged, neurons, neuron, neuronal, neural, cells, cell,
-    units, spikes, spiking, activity, responses, response, cortex, cortical, hippocampus, hippocampal,
-    striatum, striatal, thalamus, thalamic, cerebellum, amygdala, brain, lfp, eeg, ecog, emg, ephys,
-    electrophysiology, electrophysiological, patch, clamp, calcium, two-photon, 2p, widefield, photometry,
-    neuropixels, probe, probes, tetrode, tetrodes, electrode, electrodes, stimulation, stimulus, stimuli,
-    visual, auditory, somatosensory, olfactory, motor, barrel, whisker, task, behavior, behaviour,
-    behavioral, behavioural, session, experiment, trials, trial, awake, anesthetized, anaesthetized,
-    head-fixed, freely, running, licking, sleep, slice, slices, vivo, vitro, acute, chronic, optogenetics,
-    optogenetic, gratings, grating, natural, scenes, movies, passive, viewing, learning, navigation, maze,
-    reward, pupil, locomotion, during, while, baseline, control, silencing, inhibition, excitation"""
-)
-
-_SPECIES_NAMES = _vocabulary(
-    """mus musculus, house mouse, mouse, mice, rattus norvegicus, rat, rats, homo sapiens, human, humans,
-    macaca mulatta, macaca fascicularis, macaca nemestrina, rhesus macaque, rhesus monkey, rhesus,
-    macaque, monkey, callithrix jacchus, marmoset, danio rerio, zebrafish, zebra fish,
-    drosophila melanogaster, drosophila, fruit fly, mustela putorius furo, ferret, felis catus, cat,
-    sus scrofa, pig, meriones unguiculatus, gerbil, taeniopygia guttata, zebra finch, xenopus laevis,
-    caenorhabditis elegans, c. elegans, gallus gallus, chicken, oryctolagus cuniculus, rabbit,
-    tupaia belangeri, tree shrew, guinea pig, hamster, bat, octopus"""
-)
-# Any "Genus species" of these genera counts as a species even when not listed above.
-_GENERA = _vocabulary(
-    """mus, rattus, homo, macaca, danio, drosophila, callithrix, mustela, felis, sus, taeniopygia,
-    caenorhabditis, xenopus, meriones, gallus, canis, oryctolagus, mesocricetus, cavia, peromyscus,
-    octodon, tupaia, saimiri, aotus, ovis, bos, apis, aplysia, oryzias, heterocephalus, chlorocebus,
-    papio, octopus"""
-)
-_SPECIES_WORDS = frozenset(word for name in _SPECIES_NAMES for word in name.split())
-
-# Filler: words that carry no content of their own in a command or a refusal.
-_FILLER_WORDS = _vocabulary(
-    """a, all, alright, also, am, an, and, any, anyway, are, as, at, be, but, by, can, could, did, do, does,
-    done, for, from, go, guess, have, hello, here, hey, hi, i, i'd, i'll, i'm, im, in, is, it, it's, its,
-    just, kindly, let, let's, lets, like, me, my, need, now, of, oh, on, one, please, pls, plz, really,
-    right, so, some, that, that's, the, them, then, there, there's, these, thing, things, this, those, to,
-    too, um, uh, us, want, wanna, we, well, will, with, would, yet, you, your, thanks, thank, conversion,
-    converting, convert, file, files, data, dataset, recording, recordings, session, whole, process, job, nwb,
-    run, runs, moment, sec, second, bit, okay, ok, already, more, ahead, maybe, might, perhaps, think, was, were,
-    been, being, has, had"""
-)
-_NEGATORS = _vocabulary(
-    """not, no, never, don't, dont, doesn't, doesnt, didn't, didnt, shouldn't, won't, wont, can't, cant,
-    cannot, without, isn't, aren't, wasn't"""
-)
-# Words that, next to a format name, only say that it is the format ("it's SpikeGLX data").
-_FORMAT_CONTEXT_WORDS = _vocabulary(
-    """format, formats, system, acquisition, recorded, acquired, using, used, via, through, software, type,
-    output, saved, exported"""
-)
-# Words around a refusal ("I don't have the subject info").
-_REFUSAL_FILLER = _vocabulary(
-    """info, information, details, detail, field, fields, question, questions, ones, about, exact, either,
-    sure, know, sorry, for, now, time, being, metadata, stuff, part, value, values, answer"""
-)
-_PREAMBLE_CHARS = 120
-# Words of a heading before a colon ("Here's everything:", "Summary of the session:").
-_HEADINGS = _vocabulary(
-    """here, here's, heres, below, following, everything, everything's, summary, overview, notes, note, facts,
-    needed, requested, asked, attached, uploaded, new, my, our, ps, fyi, ok, so, use, these, values"""
-)
-_QUESTION_WORDS = _vocabulary(
-    """what, what's, whats, how, how's, why, where, when, which, who, can, could, is, are, do, does, will,
-    would, should, may, shall"""
-)
-_TRAILING_CHATTER = frozenset(
-    {"instead", "please", "thanks", "then", "sorry", "too", "probably", "maybe", "here", "obviously", "lol", "haha"}
-)
-# Words that say who without naming anyone ("a student recorded it").
-_NOT_NAMES = frozenset(OTHER_LANGUAGE_SEX) | _vocabulary(
-    """someone, somebody, nobody, everyone, everybody, people, person, student, students, postdoc, postdocs,
-    technician, colleague, colleagues, team, lab, group, both, two, three, several, others, myself,
-    male, female, macho, hembra, varón, varon, mâle, femelle, homme, femme, männlich, weiblich, maschio, femmina,
-    masculino, feminino, femenino, fêmea, femea, mesu, osu, josei, dansei, mannelijk, vrouwelijk, hermaphrodite,
-    hoi, gozaimasu, ohayou, kochira, watashi, konnichiwa, hajimemashite, moin, servus, grüezi,
-    rest, later, wrong, form, best, regards, cheers, kind, meeting, running, asap, soon, tomorrow, tonight, busy,
-    quick, quickly, mismo, misma, staff, korrektur, correction, corrección, correção, correzione, correctie,
-    kleine, petite, pequeña, piccola, vrouw, kvinna, kobieta, mężczyzna, juvenile, old, young,
-    aged, core, facility, former"""
-)
-# Words left dangling at the end of a value by the next label ("Jane Smith and I work at …").
-_CONNECTORS = _vocabulary("""and, &, plus, also, the, my, our, his, her, their, with, while, i, we, she, he""")
-# Words that are never a subject's name ("the rat is called Pepe" names one; "mouse Recording" does not).
-_NAME_STOPWORDS = (
-    _FILLER_WORDS | _NOT_NAMES | _DESCRIPTION_WORDS | _BRAIN_AREAS | _SPECIES_WORDS | _INSTITUTION_WORDS | _NEGATORS
-)
-
-_FORMATS: tuple[tuple[str, str], ...] = (
-    ("spikeglx", r"spike\s*glx"),
-    ("openephys", r"open[\s-]*ephys"),
-    ("intan", r"intan|rhd|rhs"),
-    ("blackrock", r"blackrock|cerebus|ns[1-6]|nev"),
-    ("neuralynx", r"neuralynx|nlx|ncs"),
-    ("axon", r"axon\s+(?:binary|instruments?|format|files?|abf)|abf|pclamp|axoscope"),
-    ("plexon", r"plexon|omniplex|plx|pl2"),
-    ("spike2", r"spike\s*2|smrx?|ced"),
-    ("edf", r"edf\+?|european\s+data\s+format"),
-    ("neuroscope", r"neuroscope"),
-)
-# Format names that are also ordinary words: they count only when they are all the segment says.
-_AMBIGUOUS_FORMAT_WORDS = {"axon": "axon", "cheetah": "neuralynx"}
-_FILE_EXTENSIONS = _vocabulary(
-    """bin, meta, dat, rhd, rhs, ns1, ns2, ns3, ns4, ns5, ns6, nev, ncs, nse, ntt, nvt, abf, plx, pl2, smr,
-    smrx, edf, continuous, oebin, nwb, xml, json, mat, h5, hdf5, zip, tar, gz, tdms, raw, csv, txt, npy,
-    kwd, kwik"""
-)
-
-
-# --- patterns -------------------------------------------------------------------------------------
-# Every pattern avoids nested or adjacent unbounded quantifiers, so a 50 kB message reads in linear
-# time; the end-anchored clean-ups are done word by word in Python for the same reason.
-
-
-def _phrases(words: Iterable[str]) -> str:
-    """A regex alternation of literal phrases, longest first, any whitespace between words."""
-    ordered = sorted(words, key=lambda phrase: (-len(phrase), phrase))
-    return "|".join(r"\s+".join(re.escape(part) for part in phrase.split()) for phrase in ordered)
-
-
-_I = re.IGNORECASE
-
-_MONTH = prose.MONTH
-_DAY = prose.ORDINAL
-_CLOCK = (
-    r"\d{1,2}(?::\d{2}){1,2}(?:\.\d+)?(?:\s*[ap]\.?m\.?)?|\d{1,2}[.h]\d{2}(?:\s*[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\.?"
-)
-_ZONE = r"z|utc|gmt|[+-]\d{2}:?\d{2}|[a-z]+/[a-z_]+|[ecmp][sd]t|cet|cest|bst"
-_CALENDAR = (
-    rf"(?:\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{1,2}}[/.]\d{{1,2}}[/.]\d{{2,4}}|{_DAY}\s+{_MONTH},?\s+\d{{4}}"
-    rf"|{_MONTH}\s+{_DAY},?\s+\d{{4}})"
-)
-# The date, then maybe the time ("2024-03-15 14:30", "March 15, 2024 at 2:30 pm"), or the time
-# first ("9:15 on 2 Nov 2023").
-_DATE_RE = re.compile(
-    rf"(?:{_CALENDAR}(?:(?:\s*(?:,|at|@)\s*|\s+|t)(?:{_CLOCK})(?:\s*(?:{_ZONE}))?)?"
-    rf"|(?:{_CLOCK})(?:\s*,\s*|\s+(?:on\s+)?){_CALENDAR})(?![\w/])",
-    _I,
-)
-_THOUSANDS_RE = re.compile(r"\d,\d{3}|\d,\d{1,2}\s?(?:years?|yrs?|months?|weeks?|days?|y|mo|w|d)\b")  # and "1,5 years"
-_PARENTHESES_RE = re.compile(r"\([^()]*\)")
-# An all-capitals short name after the person is most often the institution's ("Dr. Ana Ruiz, UAB").
-_ACRONYM_RE = re.compile(r"[A-Z]{3,6}")
-_NUMBER_WORDS = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|ninety"
-_AGE = (
-    r"P\d+(?:\.\d+)?[DWMY]?(?:\s*[-–/]\s*P?\d+(?:\.\d+)?[DWMY]?)?"  # P90, P90D, P60-P90
-    r"|P(?:\d+Y)?(?:\d+M)?(?:\d+W)?(?:\d+D)?(?<!P)"  # ISO 8601 durations: P1Y2M
-    r"|(?:postnatal\s+day|pnd)\s*\d+"
-    rf"|(?:\d+(?:\.\d+)?|{_NUMBER_WORDS})(?:\s*[-–]\s*\d+)?\s*(?:-\s*)?"
-    r"(?:days?|d|weeks?|wks?|wk|w|months?|mos?|mo|years?|yrs?|yr|y|dpf|hpf|days\s+post[\s-]fertili[sz]ation"
-    r"|jahre?|monate?|wochen?|tage?|weken|maanden|jaar|dagen|años?|anos?|ans|anni|meses|mois|mesi|semanas?"
-    rf"|semaines?|settimane|días|dias|jours|giorni|shuukan|sai|{'|'.join(OTHER_LANGUAGE_AGE_UNITS)})(?!\w)"
-    r"(?:\s*(?:-\s*)?old)?"
-    rf"|{east_asian.AGE}"
-)
-_SEX = (
-    r"female|male|females|males|woman|man|f|m|macho|hembra|var[óo]n|mâle|femelle|homme|femme|männlich|weiblich"
-    r"|maschio|femmina|masculino|feminino|femenino|f[êe]mea|mesu|josei|dansei|mannelijk|vrouwelijk"
-    rf"|{east_asian.SEX}|{'|'.join(OTHER_LANGUAGE_SEX)}"
-)
-_SEX_VALUE_RE = re.compile(rf"(?:{_SEX}|unknown|not\s+known|u|other|o)", _I)
-_STRAIN = (
-    r"c57bl/?6(?:/?[jn][a-z]*)?|c57|b6|balb/?c|cd-?1|fvb(?:/n)?|dba/?2|129(?:/sv\w*)?|swiss\s+webster"
-    r"|long[\s-]evans|sprague[\s-]dawley|wistar|lister\s+hooded|[^\W_][\w/-]*-cre(?:ert2)?"
-    r"|ai\d+[a-z]?|(?:tg\(?)?(?:[\w-]+:)?\w+-[\w-]*gcamp\w*\)?|(?:tg\(?)?[\w-]+:[\w-]*gcamp\w*\)?|thy1[\w/-]*"
-    r"|wild[\s-]?type|wt"
-    r"|fischer\s?344|f344|new\s+zealand\s+white|dutch[\s-]belted|swiss\s+albino|göttingen(?:\s+minipig)?|yucatan"
-    r"|large\s+white|landrace|yorkshire|merino|border\s+collie|beagle|labrador|hooded\s+lister"
-    r"|wag/rij|gaers|[^\W_][\w-]*-(?:tdtomato|eyfp|gfp|egfp|yfp|chr2|flp|tta|cre\w*|dcre)|cba(?:/\w+)?|c3h(?:/\w+)?"
-)
-# A genus with its species before the common names: "Octopus vulgaris" is one species, not an "octopus".
-_SPECIES = rf"(?:{'|'.join(sorted(_GENERA))})\s+[a-z]+|{_phrases(_SPECIES_NAMES)}|{_phrases(EAST_ASIAN_SPECIES)}"
-# "animal 4471", "mouse #12", "mouse number 12": the id is the number ("rat-03" and "sub_7" stay whole, as
-# `_ID` reads them); the word names the species when it is one.
-_NAMED_ID = (
-    r"(?P<id_word>mouse|mice|rat|animal|subject|sub|monkey|fish)(?:\s+(?:number|no\.|nr\.?))?(?:\s+#?|#)\s*"
-    r"(?P<id_value>\d+\w*)"
-)
-_ID = r"#\d+|(?=[\w./-]*\d)(?=[\w./-]*[^\W\d_])[^\W_](?:[\w.-]|/(?=\w))*"
-# Words that may sit between subject terms: "we used a female C57BL/6 mouse, about P60".
-# A body weight ("300 g") says nothing NWB's subject fields hold: it is passed over.
-_WEIGHT = r"\d+(?:\.\d+)?\s*(?:g|kg|grams?|kilograms?)"
-_WEIGHT_RE = re.compile(_WEIGHT, _I)
-_SUBJECT_FILLER = (
-    r"a|an|the|is|was|are|were|it's|its|they're|and|&|of|with|which|who|this|that|also|one|we|i|she|he|she's|he's|they"
-    r"|used|using|head-fixed|head\s+fixed|awake|anesthetized|anaesthetized|freely[\s-]moving|behaving"
-    r"|had|have|old|aged|adult|adults|young|juvenile|larva|larvae|pup|pups|embryo|animal|animals|subject|sex"
-    r"|species|strain|id|about|around|approximately|approx\.?|roughly|circa|ca\.?"
-)
-_SUBJECT_TERM_RE = re.compile(
-    rf"(?:(?P<weight>{_WEIGHT})|(?P<age>{_AGE})|(?P<sex>{_SEX})|(?P<subject_id_named>{_NAMED_ID})|(?P<species>{_SPECIES})"
-    rf"|(?P<strain>(?:{_STRAIN})(?:\s+[x×]\s+(?:{_STRAIN}))*)|(?P<subject_id>{_ID})|(?P<filler>{_SUBJECT_FILLER}))(?![\w/'-])",
-    _I,
-)
-_TERM_GAP_RE = re.compile(r"[\s,;:~]*")
-_AGE_RE = re.compile(_AGE, _I)
-_SPECIES_RE = re.compile(rf"(?:{_SPECIES})(?![\w-])", _I)
-_SEX_RE = re.compile(rf"(?:{_SEX}|unknown|other)(?![\w-])", _I)
-_TOKEN_RE = re.compile(r"[^\s,;]+")
-
-_LABEL_RE = re.compile(
-    r"(?<![\w'])(?:(?P<verb>change|set|update|correct|switch|fix|make|modify|edit)\s+)?"
-    r"(?:(?:the|our|his|her|their|la|le|die|der|das|el|il|o|a)\s+|l['’])?"  # not "my": "my name is" is a label
-    rf"(?P<label>{_phrases(_LABELS)}|[^\W\d_][^\W\d_-]{{3,19}}(?=\s{{0,2}}[:=]))(?:\(s\))?(?![\w'])",
-    _I,
-)
-_SEPARATOR_RE = re.compile(
-    r"[ \t]*(?:(?P<strict>:|=>?|->|-(?=\s))"
-    r"|(?P<copula>(?:is|was|are|were)(?:\s+actually)?|should\s+(?:be|have\s+been)"
-    r"|est|ist|war|es|era|è|é|är|var|jest|был[аи]?)(?![\w'])"  # the same in the users' other languages
-    r"|(?P<to>to|with|into)(?![\w']))[ \t]*",
-    _I,
-)
-# A value named after it: "Peter Novak was the experimenter", "MIT is our institution".
-_REVERSE_LABEL_RE = re.compile(
-    r"(?<!\s)\s+(?:is|was|are|were)\s+(?:the|our|my|their|his|her)\s+"
-    rf"(?P<label>{_phrases(p for p, label in _LABELS.items() if label.intro in (_C, _L) and not label.generic)})"
-    r"[\s.!]*$",
-    _I,
-)
-_MENTION_RE = re.compile(rf"(?<![\w'])(?:{_phrases(_MENTIONS)})(?![\w'])", _I)
-_CHUNK_END_RE = re.compile(r"\n|;|[.!?]+(?=\s|$)|(?<=\s)[|·•](?=\s)")
-_GERMAN_DAY_RE = re.compile(r"(?<![\w.])\d{1,2}$")
-_MONTH_NEXT_RE = re.compile(rf"\s(?:{prose.MONTH}|{FOREIGN_MONTH})\b", _I)
-# "Jane Smith - MIT - V1 recording" too; a colon only after a request or a heading (see _segments).
-_SEGMENT_END_RE = re.compile(r"[,|\t]|\s[-–—/]\s|:(?=\s)")
-# Where a labeled value may be cut: comma parts, "and" parts, and "<person> at <institution>".
-_VALUE_SPLIT_RE = re.compile(r",|\s+(?P<word>and|&|at|from|@|of|by)\s+", _I)
-# "Luca Ferri dell'Istituto …", "Claire Dubois de l'Institut Pasteur": an elided article is never part
-# of a name written in lower case, unlike "da", "de" or "von der".
-_AFFILIATION_RE = re.compile(r"\s+(?:at|from|@|of|presso)\s+|\s+(?:dell|dall|de\s+l)['’](?=[A-ZÀ-Þ])", _I)
-_LAB_RE = re.compile(
-    r"(?:the\s+)?[^\W\d_][\w'’.-]*(?:[\s-][^\W\d_][\w'’.-]*)?(?:'s|’s)?\s+(?:lab|laboratory|group)", _I
-)
-_LAB_OF_RE = re.compile(r"(?:the\s+)?(?:lab|laboratory|group)\s+of\s+(?P<person>.+)", _I)
-_WORD_RE = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
-_FILE_RE = re.compile(rf"\.(?:{'|'.join(sorted(_FILE_EXTENSIONS))})$", _I)
-_FORMAT_RE = re.compile("|".join(rf"(?P<{name}>(?<![\w.])(?:{pattern})(?![\w]))" for name, pattern in _FORMATS), _I)
-_DECLINED_VALUE_RE = re.compile(
-    r"n/?a|none|unknown|not\s+known|no\s+idea|no\s+clue|(?:i\s+)?(?:don'?t|do\s+not)\s+know|not\s+sure|unsure"
-    r"|idk|dunno|skip|tbd|-+|\?+|(?:left\s+)?(?:blank|empty)(?:\s+for\s+now)?|later|to\s+follow",
-    _I,
-)
-_DECLINE_RE = re.compile(
-    r"(?<![\w'])(?:skip(?:ping)?|pass|omit|leave\s+(?:it\s+)?(?:out|blank|empty)|left\s+(?:out|blank|empty)"
-    r"|(?:i'?d\s+)?(?:rather|prefer)\s+not\s+(?:to\s+)?(?:say|tell|share|give\s+it)|(?:don'?t|do\s+not)\s+"
-    r"(?:know|have|remember)|not\s+sure|unsure|no\s+(?:idea|clue)|idk|dunno|n/?a|none|unknown|not\s+"
-    r"(?:known|applicable|available|recorded)|(?:can'?t|cannot)\s+remember|no)(?![\w'])",
-)
-_POLITENESS_RE = re.compile(r"(?<![\w'])(?:no\s+problem|no\s+worries|never\s*mind|thank\s+you)(?![\w'])")
-_NO_NEED_RE = re.compile(r"(?<![\w'])no\s+(?:need|reason)\s+to(?![\w'])")
-_LEADING_CHATTER_RE = re.compile(
-    r"(?:(?:yes|yeah|yep|ok|okay|sure|no|nope|nah|actually|sorry|oops|well|oh|um+|uh+|so|and|also|plus|then"
-    r"|hmm+|hi|hello|hey|right|correction|wait|i\s+meant|i\s+mean|meant|it'?s|it\s+is|it\s+was|its|that'?s"
-    r"|that\s+is|this\s+is|they\s+are|they're|(?:she|he)\s+(?:is|was)|(?:she|he)'s|the\s+answer\s+is|here\s+you\s+go"
-    r"|i'?m|i\s+am|(?:my\s+)?name'?s|my\s+name\s+is|(?:i|we)\s+(?:work|am|are)\s+in|myself"
-    r"|bonjour|hola|buenas|buenos\s+d[ií]as|ciao|hallo|salut|namaste|greetings|good\s+(?:morning|afternoon|evening)"
-    r"|ol[aá]|soy|je\s+suis|ich\s+bin|sono|dear\s+(?:all|team|sir|madam|sir/madam)|salve|salam|shalom|merhaba"
-    r"|buongiorno|buonasera|bonsoir|gr[üu]ezi|goedemorgen|goedemiddag|dzie[ńn]\s+dobry|dobr[ýy]\s+den|god\s+morgen"
-    r"|morning|afternoon|evening|good\s+day|hiya|howdy"
-    r"|guten\s+(?:tag|morgen|abend)|boa\s+(?:tarde|noite)|bom\s+dia|buenas\s+(?:tardes|noches)|konnichiwa|ni\s+hao"
-    r"|hej|hei|moin|servus|namaskar|sawubona|habari"
-    # a greeting in another script ("こんにちは", "Привет"), but not an institution ("東京大学") nor a name
-    # with its romanisation after it ("鈴木美咲 (Suzuki Misaki)")
-    rf"|(?![^\x00-\u024f\s]*(?:{east_asian.INSTITUTION_ENDS})(?![^\x00-\u024f\s]))(?![^\x00-\u024f\s]+\s?\()"
-    r"[^\x00-\u024f\s]+[!！]?"
-    r"|i\s+(?:think|guess|believe)|by|from)(?![\w'])[\s,:.!-]*)+",
-    _I,
-)
-_PRONOUN_RE = re.compile(r"(?<![\w'])(?:she|he)(?![\w])", _I)
-_PRONOUN_SEX = {"she": "F", "he": "M"}
-_HERE_RE = re.compile(r"\s+here\s*,?$", _I)
-_ROLE_RE = re.compile(
-    r"(?:doing|finishing|pursuing)\s+(?:my|a|the)\s+(?:phd|doctorate|master'?s|masters|postdoc|thesis)"
-    r"|working\s+as\s+(?:an?\s+)?[\w\s]{3,30}"
-    r"|(?:an?\s+)?(?:(?:phd|graduate|grad|master'?s|undergrad(?:uate)?)\s+student|student|postdoc|post-doc"
-    r"|postdoctoral\s+(?:fellow|researcher)|research\s+(?:fellow|assistant|scientist)|technician|professor|pi"
-    r"|researcher|scientist|fellow)",
-    _I,
-)
-_SELF_RE = re.compile(r"(?:me|myself|us|ourselves)\s*,\s*", _I)
-# "<person> recorded it", "<person> did the recordings (at <institution>)": the person is the experimenter.
-_DOER_RE = re.compile(
-    r"(?<!\s)\s+(?:(?:has|have|had)\s+)?(?:recorded|did|performed|ran|collected|acquired|conducted|carried\s+out|imaged"
-    r"|ran)(?:\s+(?:it|this|that|them|these|those|everything|all\s+of\s+(?:it|them)|(?:the|this|that|these|those"
-    r"|our|my|all\s+the|both|all)\s+(?:recordings?|sessions?|experiments?|data|surgery|surgeries|imaging|ephys"
-    r"|work|runs?|files?|animals?|mice|rats)))?(?:\s+(?:myself|himself|herself|themselves|alone))?"
-    r"(?:\s+(?:at|in|from|@)\s+(?P<place>\S.*))?$",
-    _I,
-)
-# "… by <person>" after a description ("recordings in V1 by Lucas Martin").
-_BY_RE = re.compile(r"(?<!\s)\s+by\s+", _I)
-# A part that only names what something is not ("a rat, not a mouse").
-_WHEN_RE = re.compile(r"\s+(?:on|at)\s+", _I)
-_NOT_INSIDE_RE = re.compile(r",?\s+(?:not|rather\s+than|instead\s+of|pas|nicht|niet|inte|não|non)\s+", _I)
-_NOT_RE = re.compile(r"(?:not|rather\s+than|instead\s+of)(?![\w'])", _I)
-_NEGATIVE_START_RE = re.compile(r"(?:no|nope|nah|wrong|incorrect)(?![\w'])", _I)
-_REPLACE_RE = re.compile(r"(?:change|replace|switch|update|correct)\s+.+?\s+(?:to|with|by)\s+", _I)
-_CORRECTION_MARKER_RE = re.compile(
-    r"(?<![\w'])(?:actually|sorry|oops|i\s+meant|meant\s+to\s+say|correction|instead|rather\s+than|my\s+bad"
-    r"|typo|mistake|wrong|not\s+quite)(?![\w'])"
-    r"|(?<![\w'])(?:yes|yeah|yep|ok|okay|sure|fine|good|great|right|correct)[\s,]+(?:but|except|however)"
-    r"(?![\w'])",
-    _I,
-)
-# A chunk that opens with "no" or "wait" corrects what the portal said ("No, it's Stanford").
-# "la rata es hembra, no macho", "femmina, non maschio", "weiblich, nicht männlich": a part after the
-# first that says what the value is not (a correction would set "no" off: "female, no, male").
-_NEGATED_PART_RE = re.compile(rf"\s*{prose.NEGATION}\s+(?=[^\W\d_])", _I)
-
-
-def _negated_value(text: str, start: int, end: int) -> bool:
-    """Whether a part says what a subject's value is not ("no macho"); "no stimulus" of a description is
-    read as written."""
-    m = _NEGATED_PART_RE.match(text, start, end)
-    return bool(m) and any(piece.hard for piece in _classify_segment(text, m.end(), end))
-
-
-_CORRECTING_START_RE = re.compile(
-    r"\W*(?:no|nope|nah|wait)(?![\w'])(?![\s,]+(?:idea|clue|need|reason|problem|worries|metadata|questions"
-    r"|more|thanks))",
-    _I,
-)
-_BORN_RE = re.compile(r"\b(?:born|birth)\b", _I)
-# Words before a date that only say what it is the date of ("the session started at …", "born on …").
-_DATE_PREFIX_RE = re.compile(
-    r"(?:(?:the|this|our|my)\s+)?(?:(?:recording|recordings|session|experiment|mouse|rat|animal|subject|it|we|i|she|he"
-    r"|they)\s+)?"
-    r"(?:(?:was|were|is|got|has\s+been)\s+)?"
-    r"(?:(?:recorded|started|starts|start|starting|began|begins|begun|beginning|commenced|done|made|performed"
-    r"|acquired|born|took\s+place|happened)\s+)?"
-    r"(?:(?:on|at|from|in|of)\s+)*",
-    _I,
-)
-_DATE_WORDS = _vocabulary(
-    """today, yesterday, monday, tuesday, wednesday, thursday, friday, saturday, sunday, morning, afternoon,
-    evening, noon, midnight, january, february, march, april, may, june, july, august, september, october,
-    november, december"""
-)
-
-
 # --- intents --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _IntentCue:
-    intent: Intent
-    pattern: re.Pattern[str]
-    alone: bool  # only a command when, with filler, it is the whole segment ("stop" vs "stop-signal task")
-    bare: bool  # a bare yes/no: it counts only when the message says nothing more specific
-
-
-def _cue(intent: Intent, *patterns: str, alone: bool = False, bare: bool = False) -> _IntentCue:
-    alternation = "|".join(patterns)
-    # Not next to "/" either: "n/a" is no "n".
-    return _IntentCue(intent, re.compile(rf"(?<![\w'/])(?:{alternation})(?![\w'/])"), alone, bare)
-
-
-# What a user wishes to do when opening a conversation, without pointing at anything yet ("I'd like to
-# convert my data"; "I want to convert it" approves).
-_WISH = r"(?:convert|use\s+(?:this|the\s+portal)(?:\s+to\s+convert)?)(?!\s+(?:it|this|that|them|now)\b)"
-
-# Matched against the lowercased segment with typographic apostrophes made plain.
-_INTENT_CUES = (
-    _cue(
-        Intent.SKIP_ALL,
-        r"skip\s+(?:all|everything)(?:\s+(?:of\s+)?(?:the\s+)?(?:questions|metadata|fields|it|them))?",
-        r"skip\s+(?:the\s+)?(?:questions|metadata)",
-        r"no\s+(?:more\s+)?(?:metadata|questions)",
-        r"without\s+(?:any\s+)?(?:metadata|questions)",
-        r"minimal\s+metadata",
-        r"don'?t\s+ask\s+(?:me\s+)?(?:anything|any\s+(?:more\s+)?questions|questions)",
-    ),
-    _cue(
-        Intent.ONE_BY_ONE,
-        r"one\s+(?:by|at)\s+(?:one|a\s+time)",
-        r"step\s+by\s+step",
-        r"individually",
-        r"separately",
-    ),
-    _cue(
-        Intent.ACCEPT_AS_IS,
-        r"accept(?:\s+(?:it|this|that|them|the\s+(?:file|result|results)))?(?:\s+as[\s-]+(?:it\s+)?is)?",
-        r"(?:keep|leave)\s+it\s+(?:as[\s-]+(?:it\s+)?is|like\s+(?:this|that)|be)",
-        r"good\s+enough",
-        r"finish\s+(?:it|up|the\s+conversion)",
-        r"i'?ll\s+take\s+it",
-        r"take\s+it\s+as[\s-]+is",
-        r"ignore\s+(?:the\s+)?(?:issues|warnings|errors|problems)",
-        r"mark\s+it\s+(?:as\s+)?(?:done|complete|finished)",
-    ),
-    _cue(Intent.ACCEPT_AS_IS, r"as[\s-]+is", r"finish", alone=True),
-    _cue(
-        Intent.REQUEST_HELP,
-        r"(?:ask|get|call|contact|talk\s+to)\s+(?:an?\s+|the\s+)?(?:expert|admin|administrator|human|person|someone)s?",
-        r"(?:request|need)\s+(?:expert\s+|human\s+)?help",
-        r"escalate(?:\s+(?:it|this))?",
-        r"flag\s+(?:it|this)(?:\s+for\s+(?:review|an?\s+admin))?",
-        r"seek\s+expert\s+help",
-    ),
-    _cue(
-        Intent.FRUSTRATED,
-        r"(?:this|it)\s+(?:keeps|kept)\s+(?:failing|breaking|going\s+wrong|happening)",
-        r"keeps\s+(?:failing|breaking)",
-        r"(?:this|it)\s+(?:is(?:n'?t|\s+not)|does(?:n'?t|\s+not))\s+(?:working|work)",
-        r"nothing\s+(?:works|is\s+working)",
-        r"(?:so|really|very)\s+(?:frustrating|annoying)",
-        r"(?:i'?m|i\s+am)\s+(?:frustrated|fed\s+up|giving\s+up)",
-        r"(?:i\s+)?give\s+up",
-        r"why\s+(?:does|is)\s+(?:it|this)\s+(?:keep|still)\s+\w+",
-        r"same\s+(?:errors?|issues?|problems?)\s+again",
-        r"going\s+(?:around|round)\s+in\s+circles",
-        r"ugh+|argh+",
-    ),
-    _cue(
-        Intent.PREVIEW,
-        r"(?:a\s+|the\s+)?preview(?:\s+(?:it|first|the\s+(?:file|result|conversion)))?",
-        r"stub(?:\s+(?:test|conversion|file|run))?",
-        r"(?:a\s+)?(?:test|trial|dry|sample)\s+(?:run|conversion)",
-        r"(?:quick|short)\s+(?:test|look|conversion)",
-        r"(?:convert|try)\s+(?:only\s+|just\s+)?(?:a\s+few|the\s+first(?:\s+few)?)\s+seconds(?:\s+first)?",
-        r"what\s+(?:will|would)\s+(?:the\s+)?(?:file|nwb|result)\s+look\s+like",
-    ),
-    _cue(
-        Intent.FIX,
-        r"fix\s+(?:the\s+|these\s+|those\s+)?[\w-]+",  # "fix it", "fix the timestamps"
-        r"let'?s\s+fix",
-        r"try\s+to\s+fix",
-        r"auto-?fix",
-        r"repair\s+(?:it|them)",
-    ),
-    _cue(Intent.FIX, r"fix", r"repair", alone=True),
-    _cue(
-        Intent.CANCEL,
-        r"cancel",
-        r"abort",
-        r"stop\s+(?:it|this|that|now|everything|converting|(?:the\s+)?(?:conversion|job|process|upload))",
-        r"terminate",
-        r"forget\s+(?:it|about\s+it)",
-        r"start\s+over",
-        r"kill\s+(?:it|the\s+job)",
-    ),
-    _cue(Intent.CANCEL, r"stop", r"quit", r"exit", alone=True),
-    _cue(
-        Intent.RETRY,
-        r"retry",
-        r"try\s+(?:it\s+)?again",
-        r"(?:run|do|convert)\s+(?:it\s+|that\s+|this\s+)?again",
-        r"re-?run",
-        r"re-?do",
-        r"re-?convert",
-        r"one\s+more\s+time",
-        r"give\s+it\s+another\s+(?:try|go|shot)",
-        r"start\s+again",
-    ),
-    _cue(Intent.RETRY, r"again", alone=True),
-    _cue(
-        Intent.STATUS,
-        r"where\s+are\s+we",
-        r"what'?s\s+(?:happening|going\s+on|the\s+status|up)",
-        r"what\s+is\s+(?:happening|going\s+on|the\s+status)",
-        r"how\s+far(?:\s+along)?",
-        r"how\s+long",
-        r"how\s+much\s+longer",
-        r"how'?s\s+it\s+going",
-        r"(?:is|are)\s+(?:it|you|we|the\s+conversion)\s+(?:done|finished|ready|complete|over)",
-        r"done\s+yet",
-        r"any\s+(?:news|updates?|progress)",
-        r"status",
-        r"progress",
-        r"still\s+(?:running|working|converting)",
-    ),
-    _cue(Intent.STATUS, r"eta", r"update", alone=True),
-    _cue(
-        Intent.HELP,
-        r"help",
-        r"what\s+do\s+you\s+need",
-        r"what\s+can\s+i\s+(?:say|do|type|write)",
-        r"what\s+(?:now|next)",
-        r"how\s+does\s+(?:this|it)\s+work",
-        r"what\s+should\s+i\s+(?:do|say|type)",
-        r"what\s+are\s+(?:my|the)\s+options",
-        r"i'?m\s+(?:confused|lost|stuck)",
-    ),
-    _cue(Intent.HELP, r"options", r"commands", alone=True),
-    _cue(
-        Intent.GREETING,
-        rf"(?:i|we)\s*(?:'?d|would)\s+(?:like|love)\s+to\s+{_WISH}",
-        rf"(?:i|we)\s+(?:want|wanna|need|wish|hope|(?:am|'m|are|'re)\s+(?:trying|hoping|looking))\s+to\s+{_WISH}",
-        r"(?:how|where)\s+(?:do|can|should|shall|would)\s+(?:i|we)\s+(?:start|begin|get\s+started|convert|upload)",
-        r"what\s+do\s+(?:i|we)\s+(?:do|need\s+to\s+do)\s+first",
-        r"(?:let'?s\s+)?get(?:ting)?\s+started",
-        r"(?:i'?m|i\s+am|we'?re|we\s+are)\s+new(?:\s+(?:here|to\s+(?:this|the\s+portal|nwb)))?",
-        r"first\s+time\s+(?:here|using\s+(?:this|the\s+portal))",
-        r"good\s+(?:morning|afternoon|evening|day)",
-        r"hi+|hello|hey|hiya|howdy|greetings|dear\s+(?:portal|assistant)",
-    ),
-    _cue(
-        Intent.REJECT,
-        r"not\s+yet",
-        r"not\s+now",
-        r"not\s+ready",
-        r"reject(?:ed)?",
-        r"hold\s+(?:on|off)",
-        r"hang\s+on",
-        r"don'?t\s+think\s+so",
-        r"i\s+disagree",
-    ),
-    # "wait, the subject is actually mouse-13" steers: a bare "wait" counts only when nothing more is said.
-    _cue(Intent.REJECT, r"wait", alone=True, bare=True),
-    _cue(Intent.REJECT, r"no|nope|nah|n|wrong|incorrect|negative", alone=True, bare=True),
-    _cue(
-        Intent.APPROVE,
-        r"go\s+ahead",
-        r"go\s+for\s+it",
-        r"proceed",
-        r"approved?",
-        r"convert(?:\s+(?:it|them|this|that|now|(?:the|my)\s+(?:file|files|data|recording)))?",
-        r"start\s+(?:the\s+)?conver(?:sion|ting)",
-        r"begin\s+(?:the\s+)?conversion",
-        r"do\s+it",
-        r"please\s+do",
-        r"looks?\s+(?:good|great|fine|right|correct|ok|okay|perfect)",
-        r"sounds?\s+(?:good|great|fine|right)",
-        r"lgtm",
-        r"let'?s\s+(?:go|do\s+(?:it|this))",
-        r"ship\s+it",
-        r"confirm(?:ed)?",
-        r"run\s+it",
-    ),
-    _cue(Intent.APPROVE, r"start", r"begin", r"continue", r"go", alone=True),
-    _cue(
-        Intent.APPROVE,
-        r"yes(?:\s+please)?|yeah|yep|yup|ya|y|sure|ok|okay|k|fine|alright|all\s+right|all\s+good|correct|right",
-        r"perfect|great|cool|absolutely|definitely|of\s+course|agreed|👍|✅",
-        r"(?:that'?s|that\s+is|it'?s|everything'?s|everything\s+is)\s+(?:all\s+)?(?:right|correct|fine|good)",
-        alone=True,
-        bare=True,
-    ),
-)
 
 
 @dataclass(frozen=True)
@@ -1520,19 +672,19 @@ def _plain(text: str) -> str:
 
 def _command(segment: str) -> _Command | None:
     """The intents of a segment that is a command, or None when the segment is not one."""
-    plain = _NO_NEED_RE.sub(" not ", _POLITENESS_RE.sub(" ", _without_noise(_plain(segment))))
-    hits: list[tuple[int, int, _IntentCue]] = []
-    for cue in _INTENT_CUES:
+    plain = patterns.NO_NEED_RE.sub(" not ", patterns.POLITENESS_RE.sub(" ", _without_noise(_plain(segment))))
+    hits: list[tuple[int, int, IntentCue]] = []
+    for cue in INTENT_CUES:
         hits.extend((m.start(), m.end(), cue) for m in cue.pattern.finditer(plain))
     if not hits:
         return None
     # Longest first at each position; overlapping hits lose ("try again" is RETRY, not "again").
     hits.sort(key=lambda hit: (hit[0], hit[0] - hit[1]))
-    kept: list[tuple[int, int, _IntentCue]] = []
+    kept: list[tuple[int, int, IntentCue]] = []
     for hit in hits:
         if not kept or hit[0] >= kept[-1][1]:
             kept.append(hit)
-    words = [(m.start(), m.group()) for m in _WORD_RE.finditer(plain)]
+    words = [(m.start(), m.group()) for m in patterns.WORD_RE.finditer(plain)]
     positions = [pos for pos, _word in words]
     intents: set[Intent] = set()
     bare: set[Intent] = set()
@@ -1541,7 +693,7 @@ def _command(segment: str) -> _Command | None:
         if start >= negated_from:
             continue  # this "no" negates a later command ("no don't cancel"): it is not a REJECT
         before = words[max(0, bisect_left(positions, start) - 3) : bisect_left(positions, start)]
-        negator = next((pos for pos, word in before if word in _NEGATORS), None)
+        negator = next((pos for pos, word in before if word in vocabulary.NEGATORS), None)
         if negator is not None:
             negated_from = negator
             if cue.intent == Intent.APPROVE:
@@ -1554,7 +706,7 @@ def _command(segment: str) -> _Command | None:
     return _Command(frozenset(intents), frozenset(bare))
 
 
-def _content_words_outside(words: list[tuple[int, str]], hits: list[tuple[int, int, _IntentCue]]) -> int:
+def _content_words_outside(words: list[tuple[int, str]], hits: list[tuple[int, int, IntentCue]]) -> int:
     """How many words that are neither filler nor negation lie outside the (sorted, disjoint) hits."""
     count = 0
     index = 0
@@ -1562,7 +714,7 @@ def _content_words_outside(words: list[tuple[int, str]], hits: list[tuple[int, i
         while index < len(hits) and hits[index][1] <= pos:
             index += 1
         inside = index < len(hits) and hits[index][0] <= pos
-        if not inside and word not in _FILLER_WORDS and word not in _NEGATORS:
+        if not inside and word not in vocabulary.FILLER_WORDS and word not in vocabulary.NEGATORS:
             count += 1
     return count
 
@@ -1579,19 +731,23 @@ class _Refusal:
 def _refusal(segment: str) -> _Refusal | None:
     """A refusal to answer ("skip the age", "no idea", "n/a"), or None."""
     plain = _plain(segment)
-    declines = [m.group() for m in _DECLINE_RE.finditer(plain)]
+    declines = [m.group() for m in patterns.DECLINE_RE.finditer(plain)]
     if not declines:
         return None
-    remaining = _DECLINE_RE.sub(" ", plain)
+    remaining = patterns.DECLINE_RE.sub(" ", plain)
     named: set[str] = set()
-    for m in _MENTION_RE.finditer(remaining):
-        named.update(_MENTIONS[" ".join(m.group().split())])
-    remaining = _MENTION_RE.sub(" ", remaining)
-    leftover = [w for w in _WORD_RE.findall(remaining) if w not in _FILLER_WORDS and w not in _REFUSAL_FILLER]
+    for m in labels.MENTION_RE.finditer(remaining):
+        named.update(labels.MENTIONS[" ".join(m.group().split())])
+    remaining = labels.MENTION_RE.sub(" ", remaining)
+    leftover = [
+        w
+        for w in patterns.WORD_RE.findall(remaining)
+        if w not in vocabulary.FILLER_WORDS and w not in vocabulary.REFUSAL_FILLER
+    ]
     if leftover or (set(declines) == {"no"} and not named):
         return None
-    rest = _REST in named or not named
-    return _Refusal(frozenset(named - {_REST}), rest)
+    rest = labels.REST in named or not named
+    return _Refusal(frozenset(named - {labels.REST}), rest)
 
 
 # --- noise: greetings, file names, format names ---------------------------------------------------
@@ -1599,33 +755,39 @@ def _refusal(segment: str) -> _Refusal | None:
 
 def _without_noise(text: str) -> str:
     """The text without file names and format names, which are never field values."""
-    kept = " ".join(token for token in text.split() if not _FILE_RE.search(token.rstrip(".,;:!?)")))
-    return _FORMAT_RE.sub(" ", kept)
+    kept = " ".join(token for token in text.split() if not patterns.FILE_RE.search(token.rstrip(".,;:!?)")))
+    return patterns.FORMAT_RE.sub(" ", kept)
 
 
 def _format_mentions(segment: str) -> list[str]:
     """Recording systems the segment names, in order, leaving out negated ones ("not SpikeGLX")."""
     plain = _plain(segment)
     found = []
-    files = [m.span() for m in re.finditer(r"\S+", plain) if _FILE_RE.search(m.group().rstrip(".,;:!?)"))]
-    for m in _FORMAT_RE.finditer(plain):
+    files = [m.span() for m in re.finditer(r"\S+", plain) if patterns.FILE_RE.search(m.group().rstrip(".,;:!?)"))]
+    for m in patterns.FORMAT_RE.finditer(plain):
         if any(start <= m.start() < end for start, end in files):
             continue
-        before = _WORD_RE.findall(plain[max(0, m.start() - 30) : m.start()])[-2:]
-        if not _NEGATORS.intersection(before):
+        before = patterns.WORD_RE.findall(plain[max(0, m.start() - 30) : m.start()])[-2:]
+        if not vocabulary.NEGATORS.intersection(before):
             found.append(m.lastgroup or "")
-    content = [w for w in _WORD_RE.findall(_without_noise(plain)) if w not in _FILLER_WORDS]
-    if len(content) == 1 and content[0] in _AMBIGUOUS_FORMAT_WORDS:
-        found.append(_AMBIGUOUS_FORMAT_WORDS[content[0]])
+    content = [w for w in patterns.WORD_RE.findall(_without_noise(plain)) if w not in vocabulary.FILLER_WORDS]
+    if len(content) == 1 and content[0] in vocabulary.AMBIGUOUS_FORMAT_WORDS:
+        found.append(vocabulary.AMBIGUOUS_FORMAT_WORDS[content[0]])
     return found
 
 
 def _is_noise(segment: str) -> bool:
-    words = _WORD_RE.findall(_without_noise(_plain(segment)))
+    words = patterns.WORD_RE.findall(_without_noise(_plain(segment)))
     return all(
-        w in _FILLER_WORDS or w in _FORMAT_CONTEXT_WORDS or w in _AMBIGUOUS_FORMAT_WORDS or w in _NEGATORS
+        w in vocabulary.FILLER_WORDS
+        or w in vocabulary.FORMAT_CONTEXT_WORDS
+        or w in vocabulary.AMBIGUOUS_FORMAT_WORDS
+        or w in vocabulary.NEGATORS
         for w in words
     )
+
+
+_PREAMBLE_CHARS = 120
 
 
 def _is_preamble(segment: str) -> bool:
@@ -1637,9 +799,13 @@ def _is_preamble(segment: str) -> bool:
 
 
 def _is_heading(segment: str) -> bool:
-    words = _WORD_RE.findall(_without_noise(_plain(segment)))
+    words = patterns.WORD_RE.findall(_without_noise(_plain(segment)))
     return all(
-        w in _FILLER_WORDS or w in _FORMAT_CONTEXT_WORDS or w in _REFUSAL_FILLER or w in _HEADINGS for w in words
+        w in vocabulary.FILLER_WORDS
+        or w in vocabulary.FORMAT_CONTEXT_WORDS
+        or w in vocabulary.REFUSAL_FILLER
+        or w in vocabulary.HEADINGS
+        for w in words
     )
 
 
@@ -1647,13 +813,13 @@ def _is_question(segment: str) -> bool:
     stripped = segment.strip()
     if stripped and set(stripped) == {"?"}:
         return True
-    words = _WORD_RE.findall(_plain(stripped))
+    words = patterns.WORD_RE.findall(_plain(stripped))
     if not stripped.endswith("?") or not words:
         return False
     if " or " in f" {stripped.lower()} ":  # "the university or the lab?"
         return True
     # "what should I write here?", and its follow-up "just the technique?": asked, not answered.
-    return words[0] in _QUESTION_WORDS or not _classify_segment(stripped, 0, len(stripped))[0].hard
+    return words[0] in vocabulary.QUESTION_WORDS or not _classify_segment(stripped, 0, len(stripped))[0].hard
 
 
 # --- content cues ---------------------------------------------------------------------------------
@@ -1686,7 +852,7 @@ def _classify_segment(text: str, start: int, end: int) -> list[_Piece]:
     affiliation = _affiliation(value)
     if affiliation:
         head_end, tail_start = affiliation
-        role = _ROLE_RE.fullmatch(value[:head_end].strip())  # "postdoc at Columbia" says only where
+        role = patterns.ROLE_RE.fullmatch(value[:head_end].strip())  # "postdoc at Columbia" says only where
         return [
             *([] if role else _classify_segment(text, start, start + head_end)),
             _Piece(start + tail_start, end, ("institution",), hard=True),
@@ -1699,7 +865,7 @@ def _classify_segment(text: str, start: int, end: int) -> list[_Piece]:
         return [_Piece(start, end, ("lab",), hard=True)]
     if _is_institution(value):
         return [_Piece(start, end, ("institution",), hard=True)]
-    if _ACRONYM_RE.fullmatch(value) and not _vocabulary_word(value.lower()):
+    if patterns.ACRONYM_RE.fullmatch(value) and not _vocabulary_word(value.lower()):
         return [_Piece(start, end, ("institution",), hard=False)]
     if written := east_asian.institution_name(value):  # "京都大学", "我是浙江大学"
         return [_Piece(start + written[0], start + written[1], ("institution",), hard=True)]
@@ -1716,19 +882,19 @@ def _classify_segment(text: str, start: int, end: int) -> list[_Piece]:
 def _date(value: str) -> tuple[int, tuple[str, ...]] | None:
     """Where the date starts in a value that is one date after words saying what it dates, and the
     fields it may be."""
-    prefix = _DATE_PREFIX_RE.match(value)
+    prefix = patterns.DATE_PREFIX_RE.match(value)
     offset = prefix.end() if prefix else 0
-    if not _DATE_RE.fullmatch(value, offset):
+    if not patterns.DATE_RE.fullmatch(value, offset):
         return None
-    return offset, ("date_of_birth",) if _BORN_RE.search(value, 0, offset) else _DATE_FIELDS
+    return offset, ("date_of_birth",) if patterns.BORN_RE.search(value, 0, offset) else _DATE_FIELDS
 
 
 def _named_after(text: str, start: int, end: int) -> list[_Piece] | None:
     """ "Peter Novak was the experimenter": the value before "is/was the <label>"."""
-    m = _REVERSE_LABEL_RE.search(text, start, end)
+    m = labels.REVERSE_LABEL_RE.search(text, start, end)
     if not m or m.start() <= start:
         return None
-    field = _LABELS[" ".join(m.group("label").lower().split())].field
+    field = labels.LABELS[" ".join(m.group("label").lower().split())].field
     head = _classify_segment(text, start, m.start())
     if any(piece.hard and field not in piece.fields for piece in head) or not _fits(field, text[start : m.start()]):
         return None
@@ -1738,7 +904,7 @@ def _named_after(text: str, start: int, end: int) -> list[_Piece] | None:
 def _doer(text: str, start: int, end: int) -> list[_Piece] | None:
     """ "Peter Novak recorded it", "Hao Li from Peking University did the recordings": the experimenter
     (and the institution) of a sentence whose verb says who did the work."""
-    m = _DOER_RE.search(text, start, end)
+    m = patterns.DOER_RE.search(text, start, end)
     if not m or m.start() <= start:
         return None
     place = m.group("place")
@@ -1765,7 +931,7 @@ def _aside(text: str, start: int, end: int) -> list[_Piece] | None:
         if opening > start and inner and all(piece.hard and piece.fields for piece in inner):
             return _classify_segment(text, head_start, head_end) + inner
         return None
-    by = max(_BY_RE.finditer(text, start, end), key=lambda m: m.start(), default=None)  # the last "by"
+    by = max(patterns.BY_RE.finditer(text, start, end), key=lambda m: m.start(), default=None)  # the last "by"
     if by is None or not _is_description(text[start : by.start()]):
         return None
     people = _people(text, by.end(), end)
@@ -1792,13 +958,13 @@ def _people(text: str, start: int, end: int) -> list[_Piece] | None:
 def _vocabulary_word(word: str) -> bool:
     """Whether a lowercase word has a meaning of its own here, so it names no one and nothing."""
     return (
-        word in _FILLER_WORDS
-        or word in _NOT_NAMES
-        or word in _DESCRIPTION_WORDS
-        or word in _BRAIN_AREAS
-        or word in _SPECIES_WORDS
-        or word in _INSTITUTION_WORDS
-        or word in _NEGATORS
+        word in vocabulary.FILLER_WORDS
+        or word in vocabulary.NOT_NAMES
+        or word in vocabulary.DESCRIPTION_WORDS
+        or word in vocabulary.BRAIN_AREAS
+        or word in vocabulary.SPECIES_WORDS
+        or word in vocabulary.INSTITUTION_WORDS
+        or word in vocabulary.NEGATORS
     )
 
 
@@ -1818,15 +984,15 @@ def _subject_terms(value: str) -> list[tuple[str, int, int]]:
     terms: list[tuple[str, int, int]] = []
     pos = 0
     while True:
-        gap = _TERM_GAP_RE.match(value, pos)
+        gap = patterns.TERM_GAP_RE.match(value, pos)
         pos = gap.end() if gap else pos
         if pos >= len(value):
             return terms
-        m = _SUBJECT_TERM_RE.match(value, pos)
-        if not m or (m.lastgroup == "subject_id" and m.group().lower() in _BRAIN_AREAS):
+        m = patterns.SUBJECT_TERM_RE.match(value, pos)
+        if not m or (m.lastgroup == "subject_id" and m.group().lower() in vocabulary.BRAIN_AREAS):
             return []
         if m.group("id_value"):
-            if _SPECIES_RE.fullmatch(m.group("id_word")):
+            if patterns.SPECIES_RE.fullmatch(m.group("id_word")):
                 terms.append(("species", m.start("id_word"), m.end("id_word")))
             terms.append(("subject_id", m.start("id_value"), m.end("id_value")))
         elif m.lastgroup not in ("filler", "weight"):
@@ -1838,15 +1004,15 @@ def _affiliation(value: str) -> tuple[int, int] | None:
     """Where "<person or lab> at/from/of <institution>" splits, as (end of head, start of tail)."""
     if len(value.split()) > 12:
         return None
-    for m in _AFFILIATION_RE.finditer(value):
-        here = _HERE_RE.search(value, 0, m.start())  # "Tom Baker here from Oxford" introduces oneself
+    for m in patterns.AFFILIATION_RE.finditer(value):
+        here = patterns.HERE_RE.search(value, 0, m.start())  # "Tom Baker here from Oxford" introduces oneself
         head_end = here.start() if here else m.start()
         head, tail = value[:head_end], value[m.end() :]
         if (_person(head) or _is_lab(head)) and _is_affiliation(tail):
             return head_end, m.end()
         # A first name alone ("Priya from the Allen Institute") or a role ("postdoc at Columbia").
         named_place = _is_known_institution(tail) or _is_institution(tail)
-        role = _ROLE_RE.fullmatch(head.strip())  # after a role, any name is the place: "doing my PhD at NCBS"
+        role = patterns.ROLE_RE.fullmatch(head.strip())  # after a role, any name is the place: "doing my PhD at NCBS"
         if (named_place and _first_name(head)) or (role and (named_place or _is_affiliation(tail))):
             return head_end, m.end()
     return None
@@ -1861,12 +1027,12 @@ def _first_name(value: str) -> bool:
 def _is_affiliation(value: str) -> bool:
     """After "<person> at", an institution: a known or keyworded one, or a capitalised name ("Duke")."""
     words = value.split()
-    capitalised = 0 < len(words) <= 5 and all(w[0].isupper() or w.lower() in _NAME_PARTICLES for w in words)
+    capitalised = 0 < len(words) <= 5 and all(w[0].isupper() or w.lower() in vocabulary.NAME_PARTICLES for w in words)
     return capitalised or _is_known_institution(value) or _is_institution(value)
 
 
 def _without_article(value: str) -> list[str]:
-    words = _WORD_RE.findall(value.lower())
+    words = patterns.WORD_RE.findall(value.lower())
     return words[1:] if words[:1] == ["the"] else words
 
 
@@ -1874,26 +1040,26 @@ def _is_known_institution(value: str) -> bool:
     words = _without_article(value)
     if not words or len(words) > 8:
         return False
-    if " ".join(words) in _KNOWN_INSTITUTIONS or words[0] in _KNOWN_INSTITUTIONS:
+    if " ".join(words) in vocabulary.KNOWN_INSTITUTIONS or words[0] in vocabulary.KNOWN_INSTITUTIONS:
         return True
     joined = f" {' '.join(words)} "
-    return any(f" {name} " in joined for name in _KNOWN_INSTITUTIONS if " " in name)
+    return any(f" {name} " in joined for name in vocabulary.KNOWN_INSTITUTIONS if " " in name)
 
 
 def _is_lab(value: str) -> bool:
     words = _without_article(value)
-    if len(words) > 6 or _DESCRIPTION_WORDS.intersection(words):
+    if len(words) > 6 or vocabulary.DESCRIPTION_WORDS.intersection(words):
         return False
-    lab_of = _LAB_OF_RE.fullmatch(value.strip())
-    return bool(_LAB_RE.fullmatch(value.strip()) or (lab_of and _person(lab_of.group("person"))))
+    lab_of = patterns.LAB_OF_RE.fullmatch(value.strip())
+    return bool(patterns.LAB_RE.fullmatch(value.strip()) or (lab_of and _person(lab_of.group("person"))))
 
 
 def _is_institution(value: str) -> bool:
     words = _without_article(value)
     return (
         0 < len(words) <= 10
-        and bool(_INSTITUTION_WORDS.intersection(words))
-        and not _DESCRIPTION_WORDS.intersection(words)
+        and bool(vocabulary.INSTITUTION_WORDS.intersection(words))
+        and not vocabulary.DESCRIPTION_WORDS.intersection(words)
     )
 
 
@@ -1908,7 +1074,7 @@ def _person(value: str) -> str | None:
 
 def _one_person(value: str) -> str | None:
     tokens = value.split()
-    titled = bool(tokens) and tokens[0].lower().rstrip(".") in _TITLES
+    titled = bool(tokens) and tokens[0].lower().rstrip(".") in vocabulary.TITLES
     names = tokens[1:] if titled else tokens
     if not names or len(names) > 5:
         return None
@@ -1916,13 +1082,17 @@ def _one_person(value: str) -> str | None:
     for token in names:
         bare = token.rstrip(".,")
         lowered = bare.lower()
-        if lowered in _NAME_PARTICLES and not (bare[:1].isupper() and capitalised):
+        if lowered in vocabulary.NAME_PARTICLES and not (bare[:1].isupper() and capitalised):
             continue  # "van der Berg"; but "Priyanka Das", "Pedro De Souza": a capitalised name word
         if not bare or not all(ch.isalpha() or ch in "'’-." for ch in bare):
             return None
-        if lowered in _DESCRIPTION_WORDS or lowered in _SPECIES_WORDS or lowered in _INSTITUTION_WORDS:
+        if (
+            lowered in vocabulary.DESCRIPTION_WORDS
+            or lowered in vocabulary.SPECIES_WORDS
+            or lowered in vocabulary.INSTITUTION_WORDS
+        ):
             return None
-        if lowered in _BRAIN_AREAS and len(lowered) > 5:  # "Inferior Colliculus"; not "Field", "Stria"
+        if lowered in vocabulary.BRAIN_AREAS and len(lowered) > 5:  # "Inferior Colliculus"; not "Field", "Stria"
             return None
         initial = len(bare.rstrip(".")) == 1
         if not titled and not (bare[0].isupper() and (initial or any(ch.islower() for ch in bare))):
@@ -1934,13 +1104,16 @@ def _one_person(value: str) -> str | None:
 
 
 def _is_description(value: str) -> bool:
-    words = _WORD_RE.findall(value)
+    words = patterns.WORD_RE.findall(value)
     lowered = [w.lower() for w in words]
-    if any(w in _DESCRIPTION_WORDS or w in _BRAIN_AREAS or w in _SPECIES_WORDS for w in lowered):
+    if any(
+        w in vocabulary.DESCRIPTION_WORDS or w in vocabulary.BRAIN_AREAS or w in vocabulary.SPECIES_WORDS
+        for w in lowered
+    ):
         return True
     if any(w.islower() and len(w) >= 5 and w.endswith(("ing", "ed")) for w in words):
         return True
-    return len(words) >= 3 and any(w.isalpha() and w.islower() and w not in _NAME_PARTICLES for w in words)
+    return len(words) >= 3 and any(w.isalpha() and w.islower() and w not in vocabulary.NAME_PARTICLES for w in words)
 
 
 def _fits(field: str, value: str) -> bool:
@@ -1952,7 +1125,7 @@ def _fits(field: str, value: str) -> bool:
             return (
                 not has_digit
                 and len(words) <= 8
-                and not _DOER_RE.search(value)
+                and not patterns.DOER_RE.search(value)
                 and not all(_vocabulary_word(word.lower().strip(",.!?")) for word in words)
             )
         case "institution" | "lab":
@@ -1964,24 +1137,26 @@ def _fits(field: str, value: str) -> bool:
         case "strain":
             return len(words) <= 4
         case "sex":
-            return bool(_SEX_VALUE_RE.fullmatch(value.strip()))
+            return bool(patterns.SEX_VALUE_RE.fullmatch(value.strip()))
         case "age":
-            return bool(_AGE_RE.fullmatch(value.strip()))
+            return bool(patterns.AGE_RE.fullmatch(value.strip()))
         case "session_start_time" | "date_of_birth":
-            return has_digit or bool(_DATE_WORDS.intersection(w.lower() for w in _WORD_RE.findall(value)))
+            return has_digit or bool(
+                vocabulary.DATE_WORDS.intersection(w.lower() for w in patterns.WORD_RE.findall(value))
+            )
         case _:
             return True
 
 
 # The shape of a value that follows its label without separator ("age P60 female" → P60).
 _SHAPES = {
-    "age": _AGE_RE,
-    "sex": _SEX_RE,
-    "species": _SPECIES_RE,
-    "session_start_time": _DATE_RE,
-    "date_of_birth": _DATE_RE,
-    "subject_id": _TOKEN_RE,
-    "strain": _TOKEN_RE,
+    "age": patterns.AGE_RE,
+    "sex": patterns.SEX_RE,
+    "species": patterns.SPECIES_RE,
+    "session_start_time": patterns.DATE_RE,
+    "date_of_birth": patterns.DATE_RE,
+    "subject_id": patterns.TOKEN_RE,
+    "strain": patterns.TOKEN_RE,
 }
 
 
@@ -2002,7 +1177,7 @@ def _ends_with_abbreviation(text: str, start: int, dot: int) -> bool:
     if not words:
         return False
     word = words[-1].lower().lstrip("([\"'")  # "(O. vulgaris)"
-    return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+    return word in vocabulary.ABBREVIATIONS or (len(word) == 1 and word.isalpha())
 
 
 def _trim(text: str, start: int, end: int, *, keep: str = "") -> tuple[int, int]:
@@ -2038,7 +1213,7 @@ def _strip_trailing_words(text: str, start: int, end: int, words: frozenset[str]
 def _chunks(text: str) -> list[tuple[int, int]]:
     spans = []
     start = 0
-    for m in _CHUNK_END_RE.finditer(text):
+    for m in patterns.CHUNK_END_RE.finditer(text):
         if m.group().startswith(".") and _ends_with_abbreviation(text, start, m.start()):
             continue
         if m.group() in _BARS:
@@ -2046,7 +1221,11 @@ def _chunks(text: str) -> list[tuple[int, int]]:
                 spans.append((start, m.start()))  # the bar belongs to neither part
                 start = m.end()
             continue
-        if m.group() == "." and _GERMAN_DAY_RE.search(text, 0, m.start()) and _MONTH_NEXT_RE.match(text, m.end()):
+        if (
+            m.group() == "."
+            and patterns.GERMAN_DAY_RE.search(text, 0, m.start())
+            and patterns.MONTH_NEXT_RE.match(text, m.end())
+        ):
             continue  # "am 7. Mai 2024": a German day of the month, not a sentence's end
         spans.append((start, m.end()))
         start = m.end()
@@ -2062,18 +1241,18 @@ def _bar_inside_a_part(text: str, start: int, at: int) -> bool:
     cell of a table ("| experimenter | Keiko Sato |"), where it ends no part of the message."""
     line = text[text.rfind("\n", 0, at) + 1 :].lstrip()
     before = text[start:at].strip(" |·•").lower()
-    return line.startswith("|") or before.rstrip(":") in _LABELS
+    return line.startswith("|") or before.rstrip(":") in labels.LABELS
 
 
 def _segments(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """Comma (or "|", tab, spaced dash) separated parts of an unlabeled span, not cutting "March 15, 2024";
     and a request or a heading before a colon ("Please convert this run: Dr. Grace Hopper, …")."""
     protected: set[int] = set()
-    for pattern in (_DATE_RE, _THOUSANDS_RE, _PARENTHESES_RE):  # "m05 (female, P45)" too
+    for pattern in (patterns.DATE_RE, patterns.THOUSANDS_RE, patterns.PARENTHESES_RE):  # "m05 (female, P45)" too
         for m in pattern.finditer(text, start, end):
             protected.update(i for i in range(m.start(), m.end()) if text[i] == ",")
     spans = []
-    for m in _SEGMENT_END_RE.finditer(text, start, end):
+    for m in patterns.SEGMENT_END_RE.finditer(text, start, end):
         # A preamble is short: a long text before a colon is not one, and is not read again.
         if m.group() == ":" and (m.start() - start > _PREAMBLE_CHARS or not _is_preamble(text[start : m.start()])):
             continue
@@ -2105,7 +1284,7 @@ _NAME_PART_AFTER_DASH_RE = re.compile(r"(?=[A-ZÀ-Þ])\w*?(?:[Uu]niversit|[Ii]ns
 class _LabelMatch:
     start: int  # where the label, with its verb and article, starts
     value_start: int
-    label: _Label
+    label: labels.Label
     separator: str  # "strict", "copula", "to", "phrase" or "none"
     correction: bool
     opens_part: bool  # the label starts the chunk or a comma part ("…, institution KAUST")
@@ -2124,19 +1303,19 @@ class _Value:
 
 
 @cache
-def _label_for(phrase: str) -> _Label | None:
+def _label_for(phrase: str) -> labels.Label | None:
     """The label a phrase is, or a slip of ("expirementer", "instution", "sepcies"): rapidfuzz's
     ratio against every label of five letters or more, 85 or better. None when it is no label."""
     key = " ".join(phrase.lower().split())
-    if key in _LABELS:
-        return _LABELS[key]
+    if key in labels.LABELS:
+        return labels.LABELS[key]
     if len(key) < 5:
         return None
     close = process.extractOne(key, _LONG_LABELS, scorer=fuzz.ratio, score_cutoff=85)
-    return _LABELS[close[0]] if close else None
+    return labels.LABELS[close[0]] if close else None
 
 
-_LONG_LABELS = [phrase for phrase in _LABELS if len(phrase) >= 5]
+_LONG_LABELS = [phrase for phrase in labels.LABELS if len(phrase) >= 5]
 
 
 # What follows "exp": up to the end of its sentence, part or the next label.
@@ -2157,7 +1336,7 @@ def _label_match(text: str, m: re.Match[str], start: int, end: int) -> _LabelMat
             and (_names_a_method(said["value"]) or _describes_experiment(said["value"]))
             and not (_person(first) or _plain_name(first))
         ):
-            label = _LABELS["experiment"]  # "exp = Neuropixels in mouse insular cortex": the experiment, not who
+            label = labels.LABELS["experiment"]  # "exp = Neuropixels in mouse insular cortex": the experiment, not who
     verb = bool(m.group("verb"))
     before = m.start() - 1
     while before >= start and text[before].isspace():
@@ -2166,19 +1345,19 @@ def _label_match(text: str, m: re.Match[str], start: int, end: int) -> _LabelMat
     # The request before a label is short; looking further back made a long message without commas
     # quadratic ("Tanaka name Tanaka name …" took 85 s for 48 kB).
     request_start = max(_part_start(text, start, m.start()), m.start() - _PREAMBLE_CHARS)
-    if label.intro == _S and not opens_part and _command(text[request_start : m.start()]):
+    if label.intro == labels.Intro.STRICT and not opens_part and _command(text[request_start : m.start()]):
         return None  # "Can you convert this Open Ephys session: …": the word belongs to the request
-    if label.intro == _P:
+    if label.intro == labels.Intro.PHRASE:
         return _LabelMatch(m.start(), m.end(), label, "phrase", verb, opens_part)
-    sep = _SEPARATOR_RE.match(text, m.end(), end)
+    sep = labels.SEPARATOR_RE.match(text, m.end(), end)
     if sep and sep.group("strict"):
         return _LabelMatch(m.start(), sep.end(), label, "strict", verb, opens_part)
-    if sep and sep.group("copula") and label.intro in (_C, _L):
+    if sep and sep.group("copula") and label.intro in (labels.Intro.COPULA, labels.Intro.LOOSE):
         correction = verb or " " in sep.group("copula").strip()  # "is actually", "should be"
         return _LabelMatch(m.start(), sep.end(), label, "copula", correction, opens_part)
     if sep and sep.group("to") and verb:
         return _LabelMatch(m.start(), sep.end(), label, "to", True, opens_part)
-    if label.intro == _L and m.end() < end and text[m.end()].isspace():
+    if label.intro == labels.Intro.LOOSE and m.end() < end and text[m.end()].isspace():
         return _LabelMatch(m.start(), m.end() + 1, label, "none", verb, opens_part)
     return None
 
@@ -2190,9 +1369,9 @@ def _part_start(text: str, start: int, position: int) -> int:
 
 def _is_declined(field: str, value: str) -> bool:
     value = re.sub(r"\s*\([^()]*\)?\s*$", "", value.strip())  # "N/A (it was an automated rig)"
-    if field == "sex" and _SEX_VALUE_RE.fullmatch(value):
+    if field == "sex" and patterns.SEX_VALUE_RE.fullmatch(value):
         return False
-    return bool(_DECLINED_VALUE_RE.fullmatch(value))
+    return bool(patterns.DECLINED_VALUE_RE.fullmatch(value))
 
 
 def _accepts(match: _LabelMatch, text: str, start: int, end: int) -> bool:
@@ -2264,7 +1443,7 @@ def _is_elsewhere(field: str, text: str, start: int, end: int) -> bool:
 
 def _cut_value(field: str, text: str, start: int, end: int) -> tuple[int, int]:
     """Where a labeled value really ends, and where the unlabeled text after it starts."""
-    splits = list(_VALUE_SPLIT_RE.finditer(text, start, end))
+    splits = list(patterns.VALUE_SPLIT_RE.finditer(text, start, end))
     next_comma = end
     tail_ends = []  # for each split, where the comma part it opens ends
     for m in reversed(splits):
@@ -2295,7 +1474,7 @@ def _cut_value(field: str, text: str, start: int, end: int) -> tuple[int, int]:
 
 def _labeled_fields(text: str, start: int, end: int) -> tuple[list[_Value], set[str], list[tuple[int, int]]]:
     """Labeled values in one chunk, the fields declined by value ("age: unknown"), the unlabeled spans."""
-    matches = [lm for m in _LABEL_RE.finditer(text, start, end) if (lm := _label_match(text, m, start, end))]
+    matches = [lm for m in labels.LABEL_RE.finditer(text, start, end) if (lm := _label_match(text, m, start, end))]
     # A label is judged by its value up to the next label; a rejected one ("the effect of age on V1")
     # then stays inside the previous value.
     accepted = [
@@ -2334,12 +1513,12 @@ def _labeled_fields(text: str, start: int, end: int) -> tuple[list[_Value], set[
 
 def _place_after(field: str, text: str, value_end: int, rest_start: int, limit: int) -> tuple[int, int] | None:
     """The institution after a labeled person or lab that `_cut_value` cut at "at", "from", "@" or "of"."""
-    if field not in ("experimenter", "lab") or not _AFFILIATION_RE.fullmatch(text, value_end, rest_start):
+    if field not in ("experimenter", "lab") or not patterns.AFFILIATION_RE.fullmatch(text, value_end, rest_start):
         return None
     comma = text.find(",", rest_start, limit)
     start, end = _trim(text, rest_start, comma if comma >= 0 else limit)
-    when = _WHEN_RE.search(text, start, end)  # "@ Champalimaud on 2024-02-14 11:00": the date is the session's
-    if when and _DATE_RE.fullmatch(text, when.end(), end):
+    when = patterns.WHEN_RE.search(text, start, end)  # "@ Champalimaud on 2024-02-14 11:00": the date is the session's
+    if when and patterns.DATE_RE.fullmatch(text, when.end(), end):
         end = when.start()
     return (start, end) if start < end and _is_affiliation(text[start:end]) else None
 
@@ -2350,7 +1529,7 @@ def _place_aside(field: str, text: str, value_start: int, value_end: int) -> tup
     if field not in ("experimenter", "lab") or not aside or not _person(text[value_start : aside.start()]):
         return None
     place = aside.group("place")
-    return aside.span("place") if _is_named_institution(place) or _ACRONYM_RE.fullmatch(place) else None
+    return aside.span("place") if _is_named_institution(place) or patterns.ACRONYM_RE.fullmatch(place) else None
 
 
 _PLACE_ASIDE_RE = re.compile(r"\s*\((?P<place>[^()]+)\)\s*$")
@@ -2366,19 +1545,19 @@ def _value_span(match: _LabelMatch, text: str, limit: int) -> tuple[int, int, in
     where the unlabeled text after it starts."""
     field = match.label.field
     start, end = _trim(text, match.value_start, limit)
-    self_reference = _SELF_RE.match(text, start, end)  # "recorded by me, Sara Nilsson"
+    self_reference = patterns.SELF_RE.match(text, start, end)  # "recorded by me, Sara Nilsson"
     start = self_reference.end() if self_reference else start
     if field in _DATE_FIELDS:  # "started at 9:15 on 2 Nov 2023"
-        prefix = _DATE_PREFIX_RE.match(text, start, end)
-        if prefix and _DATE_RE.match(text, prefix.end(), end):
+        prefix = patterns.DATE_PREFIX_RE.match(text, start, end)
+        if prefix and patterns.DATE_RE.match(text, prefix.end(), end):
             start = prefix.end()
     shaped = _shaped_end(field, text, start, end) if match.separator == "none" else None
     if shaped is None:
         end, rest = _cut_value(field, text, start, end)
         if field not in _DESCRIPTION_FIELDS:  # "Omar Haddad not Omar Hadad"
-            negation = _NOT_INSIDE_RE.search(text, start, end)
+            negation = patterns.NOT_INSIDE_RE.search(text, start, end)
             end = negation.start() if negation else end
-        end = _strip_trailing_words(text, start, end, _CONNECTORS | _TRAILING_CHATTER)
+        end = _strip_trailing_words(text, start, end, vocabulary.CONNECTORS | vocabulary.TRAILING_CHATTER)
     else:
         end = rest = shaped
     if field == "experimenter":  # "done by two people: Jane Smith and Omar Ali"
@@ -2458,7 +1637,8 @@ class _MessageReader:
 
     def _read_chunk(self, start: int, end: int) -> None:
         if self.correction_from is None and (
-            _CORRECTION_MARKER_RE.search(self.text, start, end) or _CORRECTING_START_RE.match(self.text, start, end)
+            patterns.CORRECTION_MARKER_RE.search(self.text, start, end)
+            or patterns.CORRECTING_START_RE.match(self.text, start, end)
         ):
             self.correction_from = start
         values, declined, unlabeled = _labeled_fields(self.text, start, end)
@@ -2494,7 +1674,7 @@ class _MessageReader:
     def _read_segment(self, start: int, end: int) -> None:
         segment = self.text[start:end]
         self.formats.extend(_format_mentions(segment))
-        if self.asked == ("sex",) and _SEX_VALUE_RE.fullmatch(segment):  # "unknown" answers "which sex?"
+        if self.asked == ("sex",) and patterns.SEX_VALUE_RE.fullmatch(segment):  # "unknown" answers "which sex?"
             self._read_data(start, end)
             return
         command = _command(segment)
@@ -2513,26 +1693,38 @@ class _MessageReader:
             self._read_data(start, end)
 
     def _read_data(self, start: int, end: int) -> None:
-        if _NOT_RE.match(self.text, start, end) or _WEIGHT_RE.fullmatch(self.text, start, end):
+        if patterns.NOT_RE.match(self.text, start, end) or patterns.WEIGHT_RE.fullmatch(self.text, start, end):
             return
-        chatter = _LEADING_CHATTER_RE.match(self.text, start, end)
-        correction = bool(chatter and _NEGATIVE_START_RE.match(chatter.group().strip()))
-        pronoun = _PRONOUN_RE.search(self.text, start, chatter.end()) if chatter else None
+        chatter = patterns.LEADING_CHATTER_RE.match(self.text, start, end)
+        correction = bool(chatter and patterns.NEGATIVE_START_RE.match(chatter.group().strip()))
+        pronoun = patterns.PRONOUN_RE.search(self.text, start, chatter.end()) if chatter else None
         start = chatter.end() if chatter else start
-        replace = _REPLACE_RE.match(self.text, start, end)
+        replace = patterns.REPLACE_RE.match(self.text, start, end)
         if replace:
             start, correction = replace.end(), True
-        end = _strip_trailing_words(self.text, start, end, _TRAILING_CHATTER)
-        negation = _NOT_INSIDE_RE.search(self.text, start, end)
+        end = _strip_trailing_words(self.text, start, end, vocabulary.TRAILING_CHATTER)
+        negation = patterns.NOT_INSIDE_RE.search(self.text, start, end)
         if negation and all(p.hard for p in _classify_segment(self.text, start, negation.start())):
             end = negation.start()  # "P90 not P60": what it is not is no value
         start, end = _trim(self.text, start, end)
         if start < end and not _is_noise(self.text[start:end]):
             pieces = _classify_segment(self.text, start, end)
             if pronoun and _about_the_animal(pieces):  # "she is 90 days old": the animal is female
-                sex = _PRONOUN_SEX[pronoun[0].lower()]
+                sex = patterns.PRONOUN_SEX[pronoun[0].lower()]
                 pieces.insert(0, _Piece(pronoun.start(), pronoun.end(), ("sex",), hard=True, value=sex))
             self.data.append(_DataSegment(self.order, pieces, correction))
+
+
+# "la rata es hembra, no macho", "femmina, non maschio", "weiblich, nicht männlich": a part after the
+# first that says what the value is not (a correction would set "no" off: "female, no, male").
+_NEGATED_PART_RE = re.compile(rf"\s*{prose.NEGATION}\s+(?=[^\W\d_])", _I)
+
+
+def _negated_value(text: str, start: int, end: int) -> bool:
+    """Whether a part says what a subject's value is not ("no macho"); "no stimulus" of a description is
+    read as written."""
+    m = _NEGATED_PART_RE.match(text, start, end)
+    return bool(m) and any(piece.hard for piece in _classify_segment(text, m.end(), end))
 
 
 def _about_the_animal(pieces: list[_Piece]) -> bool:
@@ -2646,7 +1838,10 @@ def _may_be_a_name(value: str) -> bool:
     words = [word.lower().strip(",.!?") for word in value.split()]
     return (
         not any(ch.isdigit() for ch in value)
-        and not any(word in _NOT_NAMES or word in _DESCRIPTION_WORDS or word in _SPECIES_WORDS for word in words)
+        and not any(
+            word in vocabulary.NOT_NAMES or word in vocabulary.DESCRIPTION_WORDS or word in vocabulary.SPECIES_WORDS
+            for word in words
+        )
         and not species_mentions(value)
         and prose.binomial_in_prose(value) != value.strip()
     )
@@ -2673,15 +1868,18 @@ def _describes_experiment(value: str) -> bool:
     """Whether a phrase speaks of the experiment: in more than one word, a research word or a brain
     area, and not only its animals ("fruit flies" is the species); not a date ("Recorded on 3 May
     2024 at 9.30" says when, not what)."""
-    words = [w.lower() for w in _WORD_RE.findall(value)]
+    words = [w.lower() for w in patterns.WORD_RE.findall(value)]
     if len(words) < 2 or prose.mentions_a_date(value):
         return False
-    return any(w in _DESCRIPTION_WORDS or w in _BRAIN_AREAS for w in words) or brain_area(value) is not None
+    return (
+        any(w in vocabulary.DESCRIPTION_WORDS or w in vocabulary.BRAIN_AREAS for w in words)
+        or brain_area(value) is not None
+    )
 
 
 def _names_a_method(value: str) -> bool:
-    words = {w.lower() for w in _WORD_RE.findall(value)}
-    return bool(words & _METHOD_WORDS)
+    words = {w.lower() for w in patterns.WORD_RE.findall(value)}
+    return bool(words & vocabulary.METHOD_WORDS)
 
 
 # "field" in the lab's sense: an arena, a neuron's, a bird's brain area, a potential.
@@ -2693,16 +1891,16 @@ _FIELD_OF_RESEARCH_RE = re.compile(
 
 def _about_the_conversation(value: str) -> bool:
     value = _FIELD_OF_RESEARCH_RE.sub(" ", value)
-    words = {w.lower() for w in _WORD_RE.findall(value)}
-    return bool(words & _CONVERSATION_WORDS) or bool(_SAID_RE.search(value))
+    words = {w.lower() for w in patterns.WORD_RE.findall(value)}
+    return bool(words & vocabulary.CONVERSATION_WORDS) or bool(patterns.SAID_RE.search(value))
 
 
 def _research_words(value: str) -> int:
     """How many words of a phrase speak of research: methods, brain areas, animals."""
-    words = [w.lower() for w in _WORD_RE.findall(value)]
-    return sum(w in _DESCRIPTION_WORDS or w in _BRAIN_AREAS or w in _SPECIES_WORDS for w in words) + (
-        2 if brain_area(value) else 0
-    )
+    words = [w.lower() for w in patterns.WORD_RE.findall(value)]
+    return sum(
+        w in vocabulary.DESCRIPTION_WORDS or w in vocabulary.BRAIN_AREAS or w in vocabulary.SPECIES_WORDS for w in words
+    ) + (2 if brain_area(value) else 0)
 
 
 def _is_chatter(values: list[_Value], asked: tuple[str, ...]) -> bool:
@@ -2736,17 +1934,6 @@ def _resolve(values: list[_Value]) -> dict[str, _Value]:
 # --- tidying names and institutions -----------------------------------------------------------
 
 _PEOPLE_SPLIT_RE = re.compile(r"(\s*(?:;|&|\band\b)\s*)", _I)
-# Words in front of a name that are not the name: greetings, roles, "Name", "Who", "Myself".
-_BEFORE_NAME = _vocabulary(
-    """hi, hello, hey, bonjour, hola, buenas, ciao, hallo, salut, namaste, greetings, dear, ola, olá, soy, sono,
-    myself, me, name, who, my, our, the, a, an, i, im, i'm, am, is, it's, its, this, lab, tech, technician, here,
-    postdoc, student, phd, pi, supervisor, manager, sir, madam, sir/madam, -, –, —, by, was, were, yes, ok, so,
-    undergrad, grad, colleague, labmate, salve, salam, guten, tag, boa, tarde, dia, shalom, merhaba, buongiorno,
-    buonasera, bonsoir, grüezi, goedemorgen, hajimemashite, konnichiwa, ohayou, c'est, voici, ich, bin, je, suis,
-    eu, sou, io, yo, quem, foi, die, aufnahmen, registrazioni, enregistrements, registros, hoi, moin, servus,
-    gozaimasu, ohayou, kochira, watashi, wa, mismo, misma, best, regards, cheers, thanks, sincerely, that, das,
-    war, only, just, subject, recorded, frau, herr, sra, signora, signor, mme, mlle"""
-)
 
 
 def _tidy_people(value: str) -> str:
@@ -2761,7 +1948,6 @@ def _tidy_people(value: str) -> str:
     )
 
 
-_AGE_WORDS = frozenset({"adult", "adults", "juvenile", "young", "old", "aged", "newborn", "neonate", "infant"})
 # "and" between two names in the users' other languages.
 _OTHER_AND_RE = re.compile(
     r"(?<=[^\W\d_])\s+(?:und|et|y|e|ed|i|og|och|en|és|a)\s+"
@@ -2777,9 +1963,11 @@ def _not_a_person(name: str) -> bool:
         return False
     if is_place(name) or is_place(" ".join(reversed(name.split(", ")))) or _is_known_institution(name):
         return True
-    if len(words) == 1 and words[0].lower() in _AGE_WORDS:
+    if len(words) == 1 and words[0].lower() in vocabulary.AGE_WORDS:
         return True  # "…, female, adult — Goethe University Frankfurt — Lukas Heine"
-    return any(w.lower().startswith(people.ORGANISATION_WORDS) or w.lower() in _INSTITUTION_WORDS for w in words)
+    return any(
+        w.lower().startswith(people.ORGANISATION_WORDS) or w.lower() in vocabulary.INSTITUTION_WORDS for w in words
+    )
 
 
 def _tidy_person(value: str) -> str:
@@ -2799,12 +1987,12 @@ def _tidy_person(value: str) -> str:
     tokens = value.split()
     capitalised = any(token[:1].isupper() for token in tokens)
     while tokens and (
-        tokens[0].lower().strip(",!:") in _BEFORE_NAME
+        tokens[0].lower().strip(",!:") in vocabulary.BEFORE_NAME
         # "bin Paula Schmitt" after "Ich": no name starts so; but "van den Broek, Sanne", "van Dijk, Eva" do
         or (
-            tokens[0] in _NAME_PARTICLES
+            tokens[0] in vocabulary.NAME_PARTICLES
             and len(tokens) > 2
-            and tokens[1] not in _NAME_PARTICLES
+            and tokens[1] not in vocabulary.NAME_PARTICLES
             and not tokens[1].endswith(",")
         )
     ):
@@ -2812,7 +2000,7 @@ def _tidy_person(value: str) -> str:
     if capitalised:
         for index, token in enumerate(tokens[1:], start=1):  # "Tariq Khan who", "Kofi Mensah (that's"
             bare = token.strip(",.")
-            if token.startswith("(") or (bare.islower() and bare not in _NAME_PARTICLES) or "'" in bare[-3:]:
+            if token.startswith("(") or (bare.islower() and bare not in vocabulary.NAME_PARTICLES) or "'" in bare[-3:]:
                 tokens = tokens[:index]
                 break
     return " ".join(tokens).strip(" ,.-–—(")
@@ -2920,7 +2108,7 @@ _SCHOOL_OF_A_UNIVERSITY_RES = (
 def _is_a_part(unit: str) -> bool:
     """Whether what follows a university names one of its parts (an institute, a department, an
     acronym), not a place or a parent ("Birkbeck, University of London")."""
-    named = _UNIT_WORD_RE.search(unit) or _ACRONYM_RE.fullmatch(unit.strip())
+    named = _UNIT_WORD_RE.search(unit) or patterns.ACRONYM_RE.fullmatch(unit.strip())
     return bool(named) and not is_place(unit) and not re.search(r"universit", unit, _I)
 
 
@@ -2930,10 +2118,6 @@ _DEPARTMENT_BEFORE_RE = re.compile(
 _DEPARTMENT_AT_START_RE = re.compile(
     r"(?:the\s+)?(?:department|dept\.?|faculty|division|school|centre|center|unit)\s+(?:of|for)\s+[^,]+?\s+(?:at|of|in)\s+",
     _I,
-)
-_ROLE_WORDS = _vocabulary(
-    """phd, student, postdoc, pi, tech, technician, clinician, neurosurgeon, neurologist, epileptologist, resident,
-    scholar, fellow, researcher, scientist, professor, manager, engineer, intern, subject, is, head"""
 )
 _STATE_UNIVERSITY_RE = re.compile(r"university\s+of\s+[^\W\d_]+$", _I)
 
@@ -2982,7 +2166,9 @@ def _tidy_institution(value: str) -> str:
             value = m["university"]
             break
     if all(
-        word.lower().strip(".,") in _BEFORE_NAME | _FILLER_WORDS | _NOT_NAMES | _ROLE_WORDS for word in value.split()
+        word.lower().strip(".,")
+        in vocabulary.BEFORE_NAME | vocabulary.FILLER_WORDS | vocabulary.NOT_NAMES | vocabulary.ROLE_WORDS
+        for word in value.split()
     ):
         return ""  # "PI", "phd student", "a clinician": who, not where
     value = _LEADING_PLACE_WORDS_RE.sub("", value)
@@ -3007,7 +2193,9 @@ def _tidy_institution(value: str) -> str:
         if m.group().strip() == "von" and _GIVEN_NAME_VON_RE.fullmatch(value[: m.end()] + value[m.end() :].split()[0]):
             continue  # "Carl von Ossietzky Universität": a person's name begins the institution's
         english = m.group().strip().lower() in ("at", "in", "from", "of")
-        lowercase = any(w.islower() and w not in _NAME_PARTICLES | {"of", "the", "and", "for"} for w in before.split())
+        lowercase = any(
+            w.islower() and w not in vocabulary.NAME_PARTICLES | {"of", "the", "and", "for"} for w in before.split()
+        )
         if english and lowercase and _is_organisation(after):
             value = after
             break
@@ -3023,7 +2211,7 @@ def _tidy_institution(value: str) -> str:
     city = is_place(last) or (
         len(last.split()) <= 2
         and last.strip()[:1].isupper()
-        and not _ACRONYM_RE.fullmatch(last.strip())
+        and not patterns.ACRONYM_RE.fullmatch(last.strip())
         and not _is_institution(last)
         and not _is_known_institution(last)
         and _is_institution(head)
@@ -3037,10 +2225,10 @@ def _tidy_institution(value: str) -> str:
     # "SISSA Trieste", but not "University College London" or "University of California, Berkeley"
     if len(words) > 1 and is_place(words[-1]) and not _is_known_institution(value) and not words[-2].endswith(","):
         rest = " ".join(words[:-1])
-        if words[-2].lower() in _INSTITUTION_WORDS or words[-2].islower():  # "University of Oslo"
+        if words[-2].lower() in vocabulary.INSTITUTION_WORDS or words[-2].islower():  # "University of Oslo"
             return value.strip(" ,.")
         # "SISSA Trieste"; a name written out keeps its last word ("… Science and Technology Austria")
-        if _ACRONYM_RE.fullmatch(rest) and len(rest) >= 3:
+        if patterns.ACRONYM_RE.fullmatch(rest) and len(rest) >= 3:
             value = rest
     return _PARENTHESIS_AT_END_RE.sub("", value.strip(" ,.-–—"))  # "… (ENS)" once ", Paris" is cut
 
@@ -3073,13 +2261,13 @@ def _is_organisation(value: str) -> bool:
     return bool(value) and (
         _is_known_institution(value)
         or _is_institution(value)
-        or bool(_ACRONYM_RE.fullmatch(value))
+        or bool(patterns.ACRONYM_RE.fullmatch(value))
         or _is_affiliation(value)
     )
 
 
 _STRAIN_IN_TEXT_RE = re.compile(
-    rf"(?<![\w/-])(?:{_STRAIN})(?![\w/-])|(?<![\w/-])[A-Z][\w]*/[A-Z][\w]*\d(?![\w/-])",  # and "APP/PS1"
+    rf"(?<![\w/-])(?:{patterns.STRAIN})(?![\w/-])|(?<![\w/-])[A-Z][\w]*/[A-Z][\w]*\d(?![\w/-])",  # and "APP/PS1"
     _I,
 )
 
@@ -3168,16 +2356,6 @@ _FAMILY_WORDS_RE = re.compile(
 )
 
 
-# Words that describe an animal without naming it, in the languages the portal's users write.
-_NOT_IDS = _vocabulary(
-    """adult, juvenile, young, old, aged, pup, neonate, neonatal, embryo, boy, girl, man, woman, male, female,
-    macho, hembra, mâle, femelle, männlich, weiblich, maschio, femmina, fêmea, femea, mesu, osu, animal, subject,
-    mouse, rat, the animal,
-    the subject, late, unknown, later, tbd, n/a, none, english, french, german, spanish, italian, portuguese, chinese,
-    japanese, korean, dutch, nr, no, nummer, numero, número, tag"""
-)
-
-
 def _may_be_an_id(value: str) -> bool:
     """An id holds a digit ("M-0412"), or is a name written with a capital ("Bruno") that is no word
     of the reader's vocabulary; "adult", "boy" or "in" are never an animal's id."""
@@ -3189,7 +2367,7 @@ def _may_be_an_id(value: str) -> bool:
     if any(ch.isdigit() for ch in value):
         return True
     lowered = value.lower()
-    if lowered in _NOT_IDS or lowered in _NAME_STOPWORDS or " " in value:
+    if lowered in vocabulary.NOT_IDS or lowered in vocabulary.NAME_STOPWORDS or " " in value:
         return False
     return value[:1].isupper() or "-" in value or "_" in value
 
@@ -3250,7 +2428,7 @@ def _better_institution(current: str | None, named: str) -> bool:
         return False
     if not (
         institutions.named(current, _is_a_known_institution)
-        or _ACRONYM_RE.match(current)
+        or patterns.ACRONYM_RE.match(current)
         or _is_known_institution(current)
     ):
         return True  # no organisation by its kind, its known name or an acronym
@@ -3276,7 +2454,7 @@ _ME_TOO_RE = re.compile(r"(?:and|&)\s+(?:I|we|my|our)\b", _I)  # "the University
 def _is_a_known_institution(value: str) -> bool:
     """Whether the words are, whole, the name of an institution the portal knows ("Karolinska", "ETH
     Zurich"), not only begin with one ("Cambridge NeuroTech")."""
-    return " ".join(_without_article(value)) in _KNOWN_INSTITUTIONS
+    return " ".join(_without_article(value)) in vocabulary.KNOWN_INSTITUTIONS
 
 
 _CONNECTOR_AT_END_RE = re.compile(
@@ -3451,18 +2629,13 @@ _LOWERCASE_PEOPLE_RE = re.compile(r"[a-zà-ÿ]+\s[a-zà-ÿ]+(?:\s(?:and|&)\s[a-z
 _COUNT_OF_PARTS_RE = re.compile(
     r"(?<![\w/-])\d+\s?-?\s?(?:ch|chan|channels?|electrodes?|contacts?|shanks?|sites?|tetrodes?|probes?|k?hz)\b", _I
 )
-_NOT_A_CONTINUATION_START = _vocabulary(
-    """i, we, she, he, it, they, this, that, these, those, so, but, and, please, sorry, thanks, thank, btw, also,
-    hey, hi, hello, its, it's, im, i'm, dear, hola, ciao, bonjour, hallo,
-    which, who, my, our, sex, age, born, aged, id, subject, animal, mouse, rat, session, recorded, started"""
-)
 
 
 def _names_the_animals(part: str) -> bool:
     """ "Drosophila larvae", "Cynomolgus monkeys", "Weakly electric fish (Apteronotus leptorhynchus)": the
     animals an experiment is done in, which open its description."""
     outside = re.sub(r"\([^()]*\)", " ", part)
-    words = _WORD_RE.findall(outside)
+    words = patterns.WORD_RE.findall(outside)
     return (
         1 < len(words) <= 4
         and not _NUMBER_RE.search(outside)
@@ -3475,23 +2648,25 @@ def _continues_description(part: str, *, before: bool = False) -> bool:
     """Whether a comma part goes on describing ("looking at mossy fiber LTP", "fear recall", "cochlear
     nucleus bushy cells") rather than starting the subject, a person, a place or a remark."""
     outside = _COUNT_OF_PARTS_RE.sub(" ", re.sub(r"\([^()]*\)", " ", part))
-    words = _WORD_RE.findall(outside)
+    words = patterns.WORD_RE.findall(outside)
     lowered = [w.lower() for w in words]
     if not words and outside != part and not _NUMBER_RE.search(outside):
         return True  # "scalp EEG, 64 ch, auditory oddball"
     if (
         len(words) == 1
         and not _NUMBER_RE.search(outside)
-        and (lowered[0] in _METHOD_WORDS or lowered[0] in _BRAIN_AREAS)
+        and (lowered[0] in vocabulary.METHOD_WORDS or lowered[0] in vocabulary.BRAIN_AREAS)
     ):
         return True  # "tetrodes, CA1, sleep replay", "GCaMP photometry, BLA, cue-reward task"
-    if not 2 <= len(words) <= 16 or _NUMBER_RE.search(outside) or lowered[0] in _NOT_A_CONTINUATION_START:
+    if not 2 <= len(words) <= 16 or _NUMBER_RE.search(outside) or lowered[0] in vocabulary.NOT_A_CONTINUATION_START:
         return False
     if before and _LOWERCASE_PEOPLE_RE.fullmatch(outside.strip()) and not _research_words(outside):
         return False  # "lucas ferreira and beatriz rocha, USP, tetrode recordings …"
-    if lowered[0] in _SPECIES_WORDS and (len(words) < 3 or prose.sex(outside)):
+    if lowered[0] in vocabulary.SPECIES_WORDS and (len(words) < 3 or prose.sex(outside)):
         return False  # "mice, male"; but "mice doing T-maze alternation" goes on describing
-    if prose.sex(outside) and not (len(lowered) > 1 and lowered[1] in _SPECIES_WORDS and lowered[1].endswith("s")):
+    if prose.sex(outside) and not (
+        len(lowered) > 1 and lowered[1] in vocabulary.SPECIES_WORDS and lowered[1].endswith("s")
+    ):
         return False  # "female, 12 weeks"; but "female mice, social isolation" describes the animals used
     if _is_organisation(part.strip()) or institutions.named(part, _is_a_known_institution) or _person(part.strip()):
         return False
@@ -3502,7 +2677,10 @@ def _continues_description(part: str, *, before: bool = False) -> bool:
     if _command(part) or _refusal(part) or _INTENT_WORDS_RE.search(part):
         return False  # "go ahead and convert", "don't know the rest"
     return (
-        any(w in _DESCRIPTION_WORDS or w in _METHOD_WORDS or w in _BRAIN_AREAS for w in lowered)
+        any(
+            w in vocabulary.DESCRIPTION_WORDS or w in vocabulary.METHOD_WORDS or w in vocabulary.BRAIN_AREAS
+            for w in lowered
+        )
         or any(w.endswith("ing") and len(w) > 5 for w in lowered)
         or all(w.islower() for w in words)
         # "LTP after theta burst", "LTP induction"; not "instituion NIMHANS"
@@ -3648,5 +2826,5 @@ LEXICON = tagger.Lexicon(
     areas=brain_areas.area_spans,
     animals=lambda text: [(m.start, m.end) for m in species_mentions(text)],
     zones=lambda text: [(m.start, m.end) for m in zone_mentions(text)],
-    subjects=lambda text: [(m.start, m.end) for m in subject_mentions(text, _NAME_STOPWORDS)],
+    subjects=lambda text: [(m.start, m.end) for m in subject_mentions(text, vocabulary.NAME_STOPWORDS)],
 )

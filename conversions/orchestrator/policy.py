@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -54,6 +55,7 @@ from conversions.orchestrator.state import (
     Status,
     Step,
     UserAction,
+    UserActionName,
     UserMessage,
     ValidationCompleted,
 )
@@ -659,13 +661,49 @@ def _start_conversion(
 
 
 def _user_message(view: SessionView, event: UserMessage) -> Step:
-    parsed = event.parsed
+    """A message is first checked for what it asks of the portal alone (cancel, help, status...),
+    then read for values, and then answered by the handler for the question the session is
+    waiting on (`_ANSWERS`). What no handler takes is noted, or not understood."""
     misunderstood_before = view.memory.misunderstood
     memory = view.memory.model_copy(update={"turns": view.memory.turns + 1, "misunderstood": 0})
     view = view.model_copy(update={"memory": memory})
+    step = _answer_without_values(view, event)
+    if step is not None:
+        return step
+    view, reading = _read(view, event)
+    for answer in (_preview_or_streams, _answer_while_running, _ANSWERS[view.awaiting]):
+        step = answer(view, reading)
+        if step is not None:
+            return step
+    if reading.updates or reading.problems:
+        return _step(
+            view, view.status, view.awaiting, updates=reading.updates, replies=[Reply(text=t) for t in reading.preface]
+        )
+    return _not_understood(view, misunderstood_before + 1, event.text)
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What one message gives, read against the session."""
+
+    parsed: ParsedMessage
+    text: str
+    updates: dict[str, FieldValue]
+    # What the reply must raise: a time zone changed or unclear, values that could not be used or
+    # were kept, choices between two readings.
+    problems: list[str]
+    newly_declined: list[str]
+    # The lines said before the answer: what was noted, taken from the registry, declined, and the problems.
+    preface: list[str]
+
+
+def _answer_without_values(view: SessionView, event: UserMessage) -> Step | None:
+    """The answer to a message that only asks something of the portal (cancel, help, status, a
+    greeting...), whatever the session waits on; None when the message is to be read for values."""
+    parsed = event.parsed
     if not event.text.strip():
         return _refuse(view, "That message was empty. " + _help_text(view))
-    if memory.turns > view.max_turns:
+    if view.memory.turns > view.max_turns:
         return _turn_limit(view)
     if Intent.CANCEL in parsed.intents:
         return _cancel(view)
@@ -680,7 +718,14 @@ def _user_message(view: SessionView, event: UserMessage) -> Step:
     if Intent.GREETING in parsed.intents and not parsed.fields and view.awaiting != Awaiting.FORMAT_SELECTION:
         # At the format question, the question itself is the answer (and "Hi, it's SpikeGLX" picks one).
         return _step(view, view.status, view.awaiting, replies=[Reply(text=_greeting_text(view, parsed.format_choice))])
+    return None
 
+
+def _read(view: SessionView, event: UserMessage) -> tuple[SessionView, _Reading]:
+    """The message's values, normalized, and what it declines; the view comes back with the time
+    zone the message names and the memory it changes (declined fields, minimal or one-by-one)."""
+    parsed = event.parsed
+    memory = view.memory
     zone_lines = []
     if parsed.timezone and parsed.timezone != view.timezone:
         # Named in words ("Tokyo time"): the session's zone from now on, and the one this
@@ -716,106 +761,151 @@ def _user_message(view: SessionView, event: UserMessage) -> Step:
     if newly_declined:
         preface.append(f"Understood: I'll leave out the {_labels(newly_declined)} and won't ask again.")
     preface += problems
+    reading = _Reading(
+        parsed=parsed,
+        text=event.text,
+        updates=updates,
+        problems=problems,
+        newly_declined=newly_declined,
+        preface=preface,
+    )
+    return view, reading
 
-    if Intent.PREVIEW in parsed.intents:
-        return _preview(view, updates=updates, memory=memory, preface=preface)
+
+def _preview_or_streams(view: SessionView, reading: _Reading) -> Step | None:
+    """A preview asked for, or a choice of streams ("only the AP band", "experiment 3 instead"),
+    whatever the session waits on (once the format is known)."""
+    if Intent.PREVIEW in reading.parsed.intents:
+        return _preview(view, updates=reading.updates, memory=view.memory, preface=reading.preface)
     if view.recording is not None and view.awaiting != Awaiting.FORMAT_SELECTION:
         options = _stream_options(view)
         # "experiment 3 instead" also reads as a correction of the experiment description; a value
         # that is nothing but stream names is the stream choice.
-        if all(only_names_streams(str(value), options) for value in parsed.fields.values()):
-            choice = parse_stream_choice(event.text, options, _selected(view))
+        if all(only_names_streams(str(value), options) for value in reading.parsed.fields.values()):
+            choice = parse_stream_choice(reading.text, options, _selected(view))
             if choice is not None:
                 return _select_streams(view, choice.stream_ids, memory=view.memory, preface=[])
+    return None
 
-    if view.status in RUNNING_STATUSES:
-        note = " They will be used if the file is converted again." if updates else ""
-        text = "The conversion is under way; I'll tell you when it's done."
-        if view.status == Status.DETECTING_FORMAT:
-            text = "I'm still looking at your files; one moment."
+
+def _answer_while_running(view: SessionView, reading: _Reading) -> Step | None:
+    """While a job runs: the values are kept for a later conversion, and nothing else happens."""
+    if view.status not in RUNNING_STATUSES:
+        return None
+    note = " They will be used if the file is converted again." if reading.updates else ""
+    text = "The conversion is under way; I'll tell you when it's done."
+    if view.status == Status.DETECTING_FORMAT:
+        text = "I'm still looking at your files; one moment."
+    return _step(
+        view,
+        view.status,
+        view.awaiting,
+        updates=reading.updates,
+        replies=[Reply(text=t) for t in reading.preface] + [Reply(text=text + note)],
+    )
+
+
+def _answer_to_format_question(view: SessionView, reading: _Reading) -> Step | None:
+    """ "Which format are these files?": the candidate named, or the question again."""
+    option = _chosen_format(view, reading.parsed.format_choice, reading.text)
+    if option is not None:
+        return _select_format(view, option)
+    labels = " or ".join(f"“{o.label}”" for o in view.memory.format_candidates)
+    question = Reply(text=f"Which format are these files: {labels}?")
+    return _step(
+        view,
+        view.status,
+        view.awaiting,
+        updates=reading.updates,
+        replies=[*(Reply(text=t) for t in reading.preface), question],
+    )
+
+
+def _answer_to_metadata_request(view: SessionView, reading: _Reading) -> Step | None:
+    """The answer to the request for details: values, skips or "just convert it" move on to the
+    next question or the plan."""
+    memory = view.memory
+    if Intent.APPROVE in reading.parsed.intents and not reading.updates:
+        # "Just convert it" while questions are open is seed 000's minimal user.
+        memory = memory.model_copy(update={"minimal": True})
+    if reading.updates or reading.problems or reading.parsed.intents & _STEERING:
+        return _next_after_metadata(view, updates=reading.updates, preface=reading.preface, memory=memory)
+    return None
+
+
+def _answer_to_plan(view: SessionView, reading: _Reading) -> Step | None:
+    """The answer to the plan: a change shows it again, approval converts, a rejection waits for
+    what to change."""
+    intents = reading.parsed.intents
+    if reading.updates or reading.problems or reading.newly_declined:
+        return _next_after_metadata(view, updates=reading.updates, preface=reading.preface, memory=view.memory)
+    if Intent.APPROVE in intents or Intent.SKIP_ALL in intents:
+        return _start_conversion(view)
+    if Intent.REJECT in intents:
+        return _reject_plan(view)
+    return None
+
+
+def _answer_to_issues(view: SessionView, reading: _Reading) -> Step | None:
+    """The answer to a check's issues: accept the file as it is, or give values (or say "retry")
+    to convert again."""
+    intents = reading.parsed.intents
+    if Intent.ACCEPT_AS_IS in intents:
+        return _accept_as_is(view)
+    if reading.updates or Intent.RETRY in intents or Intent.APPROVE in intents:
+        return _start_conversion(view, updates=reading.updates, memory=view.memory, preface=reading.preface)
+    if Intent.FIX in intents:
+        return _step(view, view.status, view.awaiting, replies=[Reply(text=_fix_prompt(view))])
+    return None
+
+
+def _answer_unasked(view: SessionView, reading: _Reading) -> Step | None:
+    """A message when no question is open: after a conversion, "retry" converts again and values
+    wait for it; before any upload, values wait for the recording."""
+    intents = reading.parsed.intents
+    updates = reading.updates
+    if view.status in (Status.FAILED, Status.CANCELLED, Status.COMPLETED, Status.COMPLETED_WITH_ISSUES):
+        if Intent.RETRY in intents or (Intent.APPROVE in intents and view.status != Status.COMPLETED):
+            return _retry(view, updates=updates, preface=reading.preface)
+        if updates:
+            return _step(
+                view,
+                view.status,
+                None,
+                updates=updates,
+                replies=[Reply(text=t) for t in reading.preface]
+                + [Reply(text="Say “retry” to convert again with these values.")],
+            )
+    if view.status == Status.IDLE and updates:
         return _step(
             view,
             view.status,
-            view.awaiting,
+            None,
             updates=updates,
-            replies=[Reply(text=t) for t in preface] + [Reply(text=text + note)],
+            replies=[Reply(text=t) for t in reading.preface]
+            + [Reply(text="Now upload the recording (the whole folder if it has several files).")],
         )
+    return None
 
-    match view.awaiting:
-        case Awaiting.FORMAT_SELECTION:
-            option = _chosen_format(view, parsed.format_choice, event.text)
-            if option is not None:
-                return _select_format(view, option)
-            labels = " or ".join(f"“{o.label}”" for o in view.memory.format_candidates)
-            question = Reply(text=f"Which format are these files: {labels}?")
-            return _step(
-                view, view.status, view.awaiting, updates=updates, replies=[*(Reply(text=t) for t in preface), question]
-            )
-        case Awaiting.REQUIRED_METADATA:
-            if Intent.APPROVE in parsed.intents and not updates:
-                # "Just convert it" while questions are open is seed 000's minimal user.
-                memory = memory.model_copy(update={"minimal": True})
-            if updates or problems or parsed.intents & _STEERING:
-                return _next_after_metadata(view, updates=updates, preface=preface, memory=memory)
-        case Awaiting.APPROVAL:
-            if updates or problems or newly_declined:
-                return _next_after_metadata(view, updates=updates, preface=preface, memory=memory)
-            if Intent.APPROVE in parsed.intents or Intent.SKIP_ALL in parsed.intents:
-                return _start_conversion(view, memory=memory)
-            if Intent.REJECT in parsed.intents:
-                return _step(
-                    view,
-                    view.status,
-                    view.awaiting,
-                    replies=[
-                        Reply(
-                            text="Not converting this plan. Tell me what to change (e.g. “institution: Stanford”), "
-                            "here or in the metadata panel, or cancel.",
-                            # The page then stops offering this plan for approval.
-                            data={"plan": "rejected"},
-                        )
-                    ],
-                )
-        case Awaiting.CORRECTION | Awaiting.NO_PROGRESS_DECISION:
-            if Intent.ACCEPT_AS_IS in parsed.intents:
-                return _accept_as_is(view)
-            if (
-                updates
-                or Intent.RETRY in parsed.intents
-                or Intent.FIX in parsed.intents
-                or Intent.APPROVE in parsed.intents
-            ):
-                if updates or Intent.RETRY in parsed.intents or Intent.APPROVE in parsed.intents:
-                    return _start_conversion(view, updates=updates, memory=memory, preface=preface)
-                return _step(view, view.status, view.awaiting, replies=[Reply(text=_fix_prompt(view))])
-        case None:
-            if view.status in (Status.FAILED, Status.CANCELLED, Status.COMPLETED, Status.COMPLETED_WITH_ISSUES):
-                if Intent.RETRY in parsed.intents or (
-                    Intent.APPROVE in parsed.intents and view.status != Status.COMPLETED
-                ):
-                    return _retry(view, updates=updates, preface=preface)
-                if updates:
-                    return _step(
-                        view,
-                        view.status,
-                        None,
-                        updates=updates,
-                        replies=[Reply(text=t) for t in preface]
-                        + [Reply(text="Say “retry” to convert again with these values.")],
-                    )
-            if view.status == Status.IDLE and updates:
-                return _step(
-                    view,
-                    view.status,
-                    None,
-                    updates=updates,
-                    replies=[Reply(text=t) for t in preface]
-                    + [Reply(text="Now upload the recording (the whole folder if it has several files).")],
-                )
 
-    if updates or problems:
-        return _step(view, view.status, view.awaiting, updates=updates, replies=[Reply(text=t) for t in preface])
-    return _not_understood(view, misunderstood_before + 1, event.text)
+# The handler of a message, by the question the session waits on (None: no question is open).
+_ANSWERS: dict[Awaiting | None, Callable[[SessionView, _Reading], Step | None]] = {
+    Awaiting.FORMAT_SELECTION: _answer_to_format_question,
+    Awaiting.REQUIRED_METADATA: _answer_to_metadata_request,
+    Awaiting.APPROVAL: _answer_to_plan,
+    Awaiting.CORRECTION: _answer_to_issues,
+    Awaiting.NO_PROGRESS_DECISION: _answer_to_issues,
+    None: _answer_unasked,
+}
+
+
+def _reject_plan(view: SessionView) -> Step:
+    text = (
+        "Not converting this plan. Tell me what to change (e.g. “institution: Stanford”), "
+        "here or in the metadata panel, or cancel."
+    )
+    # The page then stops offering this plan for approval.
+    return _step(view, view.status, view.awaiting, replies=[Reply(text=text, data={"plan": "rejected"})])
 
 
 # A remark in words ("the rig was acting up that day", "best unit yield we've had all year"): three
@@ -862,27 +952,34 @@ def _not_understood(view: SessionView, in_a_row: int, text: str = "") -> Step:
     text = preface + (
         " What you can do now: " + ", ".join(f"“{o.replace('_', ' ')}”" for o in options) + "." if options else ""
     )
-    reply = Reply(text=text, card="options", data={"options": options}) if options else Reply(text=text)
-    return _step(view, view.status, view.awaiting, memory=memory, replies=[reply])
+    return _step(view, view.status, view.awaiting, memory=memory, replies=[_offer(text, options)])
 
 
 _REMARK_NOTED = "Noted — that doesn't change anything I store. "
 
 
-def _available_actions(view: SessionView) -> list[str]:
+def _available_actions(view: SessionView) -> list[UserActionName]:
     """The actions that make sense now, as the page's buttons show them."""
     deciding = view.awaiting in (Awaiting.CORRECTION, Awaiting.NO_PROGRESS_DECISION)
-    options: list[str] = []
+    options: list[UserActionName] = []
     if view.awaiting == Awaiting.APPROVAL:
-        options += ["approve", "preview"]
+        options += [UserActionName.APPROVE, UserActionName.PREVIEW]
     if deciding:
-        options.append("accept_as_is")
+        options.append(UserActionName.ACCEPT_AS_IS)
     finished = view.status in (Status.FAILED, Status.CANCELLED, Status.COMPLETED_WITH_ISSUES)
     if (deciding or finished) and view.recording is not None:
-        options.append("retry")
+        options.append(UserActionName.RETRY)
     if view.status not in (Status.IDLE, Status.COMPLETED, Status.COMPLETED_WITH_ISSUES, Status.CANCELLED):
-        options.append("cancel")
+        options.append(UserActionName.CANCEL)
     return options
+
+
+def _offer(text: str, actions: Sequence[UserActionName]) -> Reply:
+    """A reply with the page's buttons for `actions` (the "options" card; its data holds their names
+    as plain strings, as the page and the stored message read them); plain text when none is offered."""
+    if not actions:
+        return Reply(text=text)
+    return Reply(text=text, card="options", data={"options": [str(action) for action in actions]})
 
 
 def _turn_limit(view: SessionView) -> Step:
@@ -905,11 +1002,12 @@ def _request_help(view: SessionView, *, reason: str) -> Step:
         "I've asked the portal's admins to look at this session; they see your files, every attempt, "
         "the issues found and this conversation."
     )
-    options = [o for o in _available_actions(view) if o != "cancel"]
+    options = [o for o in _available_actions(view) if o != UserActionName.CANCEL]
     if options:
         text += " Meanwhile you can still " + " or ".join(f"“{o.replace('_', ' ')}”" for o in options) + "."
-    reply = Reply(text=text, card="options", data={"options": options}) if options else Reply(text=text)
-    return _step(view, view.status, view.awaiting, replies=[reply], actions=[FlagForReview(reason=reason)])
+    return _step(
+        view, view.status, view.awaiting, replies=[_offer(text, options)], actions=[FlagForReview(reason=reason)]
+    )
 
 
 def _frustrated(view: SessionView) -> Step:
@@ -925,12 +1023,12 @@ def _frustrated(view: SessionView) -> Step:
     if view.recording is not None and view.status != Status.COMPLETED:
         ways.append("try again with other values (tell me what to change)")
     ways.append("ask the portal's admins to look at it (say “ask an expert”)")
-    options = (["accept_as_is"] if validated else []) + (["retry"] if view.recording is not None else [])
-    options.append("request_help")
-    text = "Sorry this is not going well. You can " + "; or ".join(ways) + "."
-    return _step(
-        view, view.status, view.awaiting, replies=[Reply(text=text, card="options", data={"options": options})]
+    options = ([UserActionName.ACCEPT_AS_IS] if validated else []) + (
+        [UserActionName.RETRY] if view.recording is not None else []
     )
+    options.append(UserActionName.REQUEST_HELP)
+    text = "Sorry this is not going well. You can " + "; or ".join(ways) + "."
+    return _step(view, view.status, view.awaiting, replies=[_offer(text, options)])
 
 
 def _normalized(
@@ -1052,35 +1150,23 @@ def _acknowledge(view: SessionView, updates: dict[str, FieldValue]) -> str:
 
 def _user_action(view: SessionView, event: UserAction) -> Step:
     match event.action:
-        case "cancel":
+        case UserActionName.CANCEL:
             return _cancel(view)
-        case "approve":
+        case UserActionName.APPROVE:
             if view.awaiting == Awaiting.APPROVAL:
                 return _start_conversion(view)
             if view.awaiting == Awaiting.REQUIRED_METADATA:
                 return _refuse(view, "I still need some details before I can show a plan. " + _help_text(view))
             return _refuse(view, "There is nothing to approve right now. " + _status_text(view))
-        case "reject":
+        case UserActionName.REJECT:
             if view.awaiting != Awaiting.APPROVAL:
                 return _refuse(view, "There is no plan waiting for approval. " + _status_text(view))
-            return _step(
-                view,
-                view.status,
-                view.awaiting,
-                replies=[
-                    Reply(
-                        text="Not converting this plan. Tell me what to change (e.g. “institution: Stanford”), "
-                        "here or in the metadata panel, or cancel.",
-                        # The page then stops offering this plan for approval.
-                        data={"plan": "rejected"},
-                    )
-                ],
-            )
-        case "accept_as_is":
+            return _reject_plan(view)
+        case UserActionName.ACCEPT_AS_IS:
             if view.awaiting in (Awaiting.CORRECTION, Awaiting.NO_PROGRESS_DECISION):
                 return _accept_as_is(view)
             return _refuse(view, "There is no validated file waiting for a decision. " + _status_text(view))
-        case "retry":
+        case UserActionName.RETRY:
             if view.status in RUNNING_STATUSES:
                 return _refuse(view, "A job is already running. " + _status_text(view))
             if view.awaiting in (Awaiting.CORRECTION, Awaiting.NO_PROGRESS_DECISION):
@@ -1088,15 +1174,15 @@ def _user_action(view: SessionView, event: UserAction) -> Step:
             if view.status in (Status.FAILED, Status.CANCELLED, Status.COMPLETED_WITH_ISSUES, Status.COMPLETED):
                 return _retry(view, updates={})
             return _refuse(view, "There is nothing to retry yet. " + _status_text(view))
-        case "preview":
+        case UserActionName.PREVIEW:
             return _preview(view, updates={}, memory=view.memory, preface=())
-        case "request_help":
+        case UserActionName.REQUEST_HELP:
             return _request_help(view, reason="asked for help (button)")
-        case "select_streams":
+        case UserActionName.SELECT_STREAMS:
             value = event.value
             ids = [value] if isinstance(value, str) else list(value) if isinstance(value, list | tuple) else []
             return _select_streams(view, [str(i) for i in ids], memory=view.memory)
-        case "select_format":
+        case UserActionName.SELECT_FORMAT:
             key = str(event.value or "").strip()
             if view.awaiting == Awaiting.FORMAT_SELECTION:
                 option = _chosen_format(view, key, "")
@@ -1194,8 +1280,8 @@ def _conversion_failed(view: SessionView, event: ConversionFailed) -> Step:
         ways.append(f"leave out a stream that fails (e.g. “without {_short_name(named)}”)" if named else "")
     ways += ["ask an expert", "or cancel"]
     text = f"The conversion failed: {event.user_message} You can " + ", ".join(w for w in ways if w) + "."
-    options = ["retry", "request_help", "cancel"]
-    return _step(view, Status.FAILED, None, replies=[Reply(text=text, card="options", data={"options": options})])
+    options = [UserActionName.RETRY, UserActionName.REQUEST_HELP, UserActionName.CANCEL]
+    return _step(view, Status.FAILED, None, replies=[_offer(text, options)])
 
 
 def _validation_completed(view: SessionView, event: ValidationCompleted) -> Step:
@@ -1218,7 +1304,7 @@ def _validation_completed(view: SessionView, event: ValidationCompleted) -> Step
             Status.AWAITING_USER_INPUT,
             Awaiting.NO_PROGRESS_DECISION,
             memory=memory,
-            replies=[card, Reply(text=text, card="options", data={"options": ["retry", "accept_as_is", "cancel"]})],
+            replies=[card, _offer(text, [UserActionName.RETRY, UserActionName.ACCEPT_AS_IS, UserActionName.CANCEL])],
             actions=[FlagForReview(reason="no progress: identical issues on consecutive attempts")],
         )
     # Fields the issues name: missing ones, and given ones whose value DANDI cannot use (a species it
@@ -1256,7 +1342,7 @@ def _validation_completed(view: SessionView, event: ValidationCompleted) -> Step
         Status.AWAITING_USER_INPUT,
         Awaiting.CORRECTION,
         memory=memory,
-        replies=[card, Reply(text=text, card="options", data={"options": ["accept_as_is", "retry"]})],
+        replies=[card, _offer(text, [UserActionName.ACCEPT_AS_IS, UserActionName.RETRY])],
     )
 
 

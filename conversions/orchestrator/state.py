@@ -192,19 +192,25 @@ class UserMessage(Frozen):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
 
+# The API's schema documents these in this order (conversions/api.py, ActionIn).
+class UserActionName(StrEnum):
+    """What a user can do to a session besides writing a message: the page's buttons, and the
+    actions the API takes."""
+
+    APPROVE = "approve"
+    REJECT = "reject"
+    ACCEPT_AS_IS = "accept_as_is"
+    CANCEL = "cancel"
+    RETRY = "retry"
+    SELECT_FORMAT = "select_format"
+    SELECT_STREAMS = "select_streams"
+    PREVIEW = "preview"
+    REQUEST_HELP = "request_help"
+
+
 class UserAction(Frozen):
     kind: Literal["user_action"] = "user_action"
-    action: Literal[
-        "approve",
-        "reject",
-        "accept_as_is",
-        "cancel",
-        "retry",
-        "select_format",
-        "select_streams",
-        "preview",
-        "request_help",
-    ]
+    action: UserActionName
     value: Any = None
 
 

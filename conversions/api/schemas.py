@@ -17,7 +17,7 @@ from ninja import Field, Schema
 from ninja.responses import NinjaJSONEncoder
 
 from conversions.models import ConversionAttempt, ConversionSession, Preview, SourceFile
-from conversions.orchestrator.state import RUNNING_STATUSES
+from conversions.orchestrator.state import RUNNING_STATUSES, UserActionName
 from conversions.orchestrator.state import Status as SessionStatus
 from conversions.services import sessions
 
@@ -121,17 +121,7 @@ class MessageIn(Schema):
 
 
 class ActionIn(Schema):
-    action: Literal[
-        "approve",
-        "reject",
-        "accept_as_is",
-        "cancel",
-        "retry",
-        "select_format",
-        "select_streams",
-        "preview",
-        "request_help",
-    ]
+    action: UserActionName
     value: Any = None
 
 

@@ -23,13 +23,14 @@ from django.utils import timezone
 
 from conversions.errors import BadRequest
 from conversions.models import AuditEvent, ChatMessage, ConversionSession, Membership
+from conversions.orchestrator.state import UserActionName
 from conversions.realtime import notify
 from conversions.services import sessions
 from conversions.services.review_queue import RESOLVED, reasons_of, review_queue
 
 MAX_NOTE_CHARS = 5000
 # The orchestrator's actions staff may take on a user's behalf.
-STAFF_ACTIONS = ("retry", "accept_as_is", "cancel")
+STAFF_ACTIONS = (UserActionName.RETRY, UserActionName.ACCEPT_AS_IS, UserActionName.CANCEL)
 
 
 def _require_staff(user: User) -> None:
@@ -60,7 +61,7 @@ def staff_action(*, session: ConversionSession, user: User, action: str) -> sess
     _require_staff(user)
     if action not in STAFF_ACTIONS:
         raise BadRequest(f"“{action}” is not something staff can do here ({', '.join(STAFF_ACTIONS)}).")
-    return sessions.perform_action(session=session, user=user, action=action)
+    return sessions.perform_action(session=session, user=user, action=UserActionName(action))
 
 
 def post_note(*, session: ConversionSession, user: User, text: str) -> ChatMessage:

@@ -59,6 +59,7 @@ from conversions.orchestrator.state import (
     Step,
     StreamSummary,
     UserAction,
+    UserActionName,
     UserMessage,
 )
 from conversions.realtime import notify
@@ -395,8 +396,8 @@ def claim_llm_call(session_id: uuid.UUID, purpose: LlmCall.Purpose) -> LlmCall |
         )
 
 
-def perform_action(*, session: ConversionSession, user: User, action: str, value: Any = None) -> Turn:
-    event = UserAction(action=action, value=value)  # type: ignore[arg-type]  # ActionIn or STAFF_ACTIONS checked it
+def perform_action(*, session: ConversionSession, user: User, action: UserActionName, value: Any = None) -> Turn:
+    event = UserAction(action=action, value=value)
     step, replies, session = _apply(session.id, event, actor=user, audit=("action", {"action": action}))
     if step.refused:
         raise Conflict(step.replies[0].text if step.replies else "That can't be done now.")

@@ -108,7 +108,7 @@ from conversions.language import (
     vocabulary,
 )
 from conversions.language.brain_areas import brain_area
-from conversions.language.intents import INTENT_CUES, Intent, IntentCue  # the portal imports Intent from here
+from conversions.language.intents import INTENT_CUES, Intent, IntentCue
 from conversions.language.subjects import SubjectMention, subject_mentions
 from conversions.language.zones import ZoneMention, is_place, zone_mentions
 from conversions.nwb.fields import FIELDS
@@ -121,6 +121,17 @@ from conversions.nwb.normalizers import (
     post_fertilisation_age,
     species_mentions,
 )
+
+# What the portal imports from here; Intent lives in `intents` and is given from here too.
+__all__ = [
+    "LEXICON",
+    "TAGGER_REDRAWN",
+    "Intent",
+    "ParsedMessage",
+    "parse_message",
+    "read_by_rules",
+    "runs_over_other_values",
+]
 
 _I = re.IGNORECASE
 

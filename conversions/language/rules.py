@@ -189,7 +189,8 @@ def read_by_rules(text: str, *, asking_for: Sequence[str] = ()) -> ParsedMessage
     if len({mention.subject_id for mention in subjects}) != 1:
         subjects = []  # none, or several: the reader sorts them out
     blanked = text
-    for span in sorted([*zones, *subjects], key=lambda mention: mention.start, reverse=True):
+    spans: list[ZoneMention | SubjectMention] = [*zones, *subjects]
+    for span in sorted(spans, key=lambda mention: mention.start, reverse=True):
         blanked = blanked[: span.start] + " " * (span.end - span.start) + blanked[span.end :]
     parsed = _MessageReader(blanked, asked).read()
     parsed = _with_subject(text, parsed, subjects)
@@ -207,7 +208,9 @@ def _without_the_contacts(parsed: ParsedMessage) -> ParsedMessage:
     """A description without where the electrodes sat, said after it ("sEEG during a naming task,
     contacts in the left hippocampus"): that is the recording location, read on its own."""
     described = parsed.fields.get("experiment_description")
-    kept = _CONTACTS_AT_END_RE.sub("", described) if described else described
+    if not described:
+        return parsed
+    kept = _CONTACTS_AT_END_RE.sub("", described)
     if kept == described:
         return parsed
     return replace(parsed, fields={**parsed.fields, "experiment_description": kept})
@@ -581,9 +584,9 @@ def _with_species(text: str, parsed: ParsedMessage) -> ParsedMessage:
         return parsed
     said = parsed.fields.get("species")
     if said and "species" not in parsed.corrections and _species_of(said) is None:
-        named = _with_species(text, replace(parsed, fields={k: v for k, v in parsed.fields.items() if k != "species"}))
-        if "species" in named.fields:  # "Camundongo CM-12, fêmea": the word read as the species was the sex
-            return named
+        reread = _with_species(text, replace(parsed, fields={k: v for k, v in parsed.fields.items() if k != "species"}))
+        if "species" in reread.fields:  # "Camundongo CM-12, fêmea": the word read as the species was the sex
+            return reread
     written = prose.binomial_in_prose(text, _vocabulary_word)
     person = parsed.fields.get("experimenter", "")
     if written and person and written.split()[0] == person.strip():  # "Lymnaea stagnalis, buccal ganglion …"
@@ -1735,7 +1738,7 @@ def _negated_value(text: str, start: int, end: int) -> bool:
     """Whether a part says what a subject's value is not ("no macho"); "no stimulus" of a description is
     read as written."""
     m = _NEGATED_PART_RE.match(text, start, end)
-    return bool(m) and any(piece.hard for piece in _classify_segment(text, m.end(), end))
+    return m is not None and any(piece.hard for piece in _classify_segment(text, m.end(), end))
 
 
 def _about_the_animal(pieces: list[_Piece]) -> bool:
@@ -2748,7 +2751,9 @@ def _animals_sentence(text: str) -> str | None:
         sentence = m.group().strip()
         mentions = species_mentions(sentence)
         if mentions and mentions[0].start == 0 and _names_a_method(sentence) and not _about_the_conversation(sentence):
-            return _continued_description(text, re.match(r"(?:[^,(]|\([^()]*\))+", sentence).group().strip())
+            head = re.match(r"(?:[^,(]|\([^()]*\))+", sentence)
+            assert head is not None  # the sentence opens with a capital letter, which the pattern takes
+            return _continued_description(text, head.group().strip())
     return None
 
 

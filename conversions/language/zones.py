@@ -17,6 +17,7 @@ import unicodedata
 import zoneinfo
 from dataclasses import dataclass
 from functools import cache
+from typing import Literal
 
 # Places and regions people name instead of a zone in the database.
 _EXTRA_PLACES: dict[str, str] = {
@@ -418,7 +419,7 @@ def _without_accents(text: str) -> str:
     return "".join(unicodedata.normalize("NFD", ch)[0] if ch < "\u0250" else ch for ch in text)
 
 
-def _zone_for(name: str) -> str | bool | None:
+def _zone_for(name: str) -> str | Literal[False] | None:
     """The IANA zone `name` means; None when it means several; False when it is no zone."""
     key = " ".join(name.lower().split())
     if "/" in key:

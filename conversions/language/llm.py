@@ -353,9 +353,10 @@ def checked(reading: Reading, text: str) -> tuple[ParsedMessage, list[str]]:
     """The reading as a ParsedMessage, keeping only values that occur in `text`; and the names of
     the fields whose values did not."""
     message = _squashed(text)
+    values: BaseModel = reading.fields  # a MetadataValues, built at import time, so unknown to mypy
     given = {
         name: html.unescape(value).strip()
-        for name, value in reading.fields.model_dump().items()
+        for name, value in values.model_dump().items()
         if isinstance(value, str) and value.strip()
     }
     fields = {name: value for name, value in given.items() if _squashed(value) in message}

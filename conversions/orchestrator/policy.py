@@ -54,6 +54,7 @@ from conversions.orchestrator.state import (
     StartValidation,
     Status,
     Step,
+    StreamSummary,
     UserAction,
     UserActionName,
     UserMessage,
@@ -349,12 +350,12 @@ def _words_list(items: Sequence[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _stream_list(streams: Sequence[Any]) -> str:
+def _stream_list(streams: Sequence[StreamSummary]) -> str:
     labels = [stream.label for stream in streams]
     return labels[0] if len(labels) == 1 else "; ".join(labels[:-1]) + " and " + labels[-1]
 
 
-def _short_name(stream: Any) -> str:
+def _short_name(stream: StreamSummary) -> str:
     """How a user can name one stream: the last part of its id (e.g. "lf" of "imec0.lf", "ProbeB")."""
     name = str(stream.id).replace("\\", "/").split("/")[-1]
     return name.rsplit(".", 1)[-1] if "." in name else name
@@ -1053,7 +1054,9 @@ def _from_registry(view: SessionView, updates: dict[str, FieldValue]) -> tuple[d
     age at the session from the date of birth. Never over a value the user gave (now or before),
     only over earlier lab defaults (a corrected subject id brings its own facts)."""
     subject = updates.get("subject_id")
-    facts = view.registry.get(str(subject.value).casefold()) if subject is not None else None
+    if subject is None:
+        return {}, []
+    facts = view.registry.get(str(subject.value).casefold())
     if not facts:
         return {}, []
 

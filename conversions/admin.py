@@ -1,4 +1,5 @@
 import json
+from typing import Any
 
 from django.contrib import admin
 from django.db.models import QuerySet
@@ -22,6 +23,7 @@ from conversions.models import (
     Subject,
     ValidationIssue,
 )
+from conversions.services import sessions
 from conversions.services.review import debug_bundle
 
 
@@ -83,18 +85,33 @@ class ApiTokenAdmin(admin.ModelAdmin):
         self.message_user(request, f"{count} API key(s) revoked.")
 
 
-class SourceFileInline(admin.TabularInline):
+class ConversionRecord:
+    """A conversion's rows are changed only through the services (conversions/services, the one
+    writer): staff act on a session from its review page, where each action goes through the
+    orchestrator and the user sees it. The admin shows these rows; it never edits them."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class SourceFileInline(ConversionRecord, admin.TabularInline):
     model = SourceFile
     extra = 0
     readonly_fields = ("relative_path", "size_bytes", "uploaded")
 
 
-class MetadataFieldInline(admin.TabularInline):
+class MetadataFieldInline(ConversionRecord, admin.TabularInline):
     model = MetadataField
     extra = 0
 
 
-class AttemptInline(admin.TabularInline):
+class AttemptInline(ConversionRecord, admin.TabularInline):
     model = ConversionAttempt
     extra = 0
     fields = ("number", "state", "progress", "validation", "size_bytes", "started_at", "finished_at", "error_message")
@@ -102,14 +119,14 @@ class AttemptInline(admin.TabularInline):
     show_change_link = True
 
 
-class PreviewInline(admin.TabularInline):
+class PreviewInline(ConversionRecord, admin.TabularInline):
     model = Preview
     extra = 0
     fields = ("number", "state", "streams", "size_bytes", "started_at", "finished_at", "error_message")
     readonly_fields = fields
 
 
-class ChatMessageInline(admin.TabularInline):
+class ChatMessageInline(ConversionRecord, admin.TabularInline):
     model = ChatMessage
     extra = 0
     fields = ("created", "role", "text")
@@ -117,7 +134,9 @@ class ChatMessageInline(admin.TabularInline):
 
 
 @admin.register(ConversionSession)
-class ConversionSessionAdmin(admin.ModelAdmin):
+class ConversionSessionAdmin(ConversionRecord, admin.ModelAdmin):
+    """Sessions are shown, and staff may delete them (with their files, through the services)."""
+
     list_display = ("id", "owner", "lab", "status", "awaiting", "format", "needs_review", "updated", "review_link")
     list_filter = ("needs_review", "status", "lab")
     search_fields = ("id", "title", "owner__username")
@@ -143,52 +162,66 @@ class ConversionSessionAdmin(admin.ModelAdmin):
 
     inlines = [SourceFileInline, MetadataFieldInline, AttemptInline, PreviewInline, ChatMessageInline]
 
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return admin.ModelAdmin.has_delete_permission(self, request, obj)
 
-class ValidationIssueInline(admin.TabularInline):
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
+        # The session's own rows (attempts, messages, …) go with it: no permission of theirs is asked.
+        deleted, counts, _, protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, set(), protected
+
+    def delete_model(self, request: HttpRequest, obj: ConversionSession) -> None:
+        sessions.delete_sessions(ConversionSession.objects.filter(id=obj.id))
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[ConversionSession]) -> None:
+        sessions.delete_sessions(queryset)
+
+
+class ValidationIssueInline(ConversionRecord, admin.TabularInline):
     model = ValidationIssue
     extra = 0
     readonly_fields = ("check_name", "importance", "message", "location", "explanation")
 
 
 @admin.register(ConversionAttempt)
-class ConversionAttemptAdmin(admin.ModelAdmin):
+class ConversionAttemptAdmin(ConversionRecord, admin.ModelAdmin):
     list_display = ("session", "number", "state", "validation", "progress", "worker", "started_at", "finished_at")
     list_filter = ("state", "validation")
     inlines = [ValidationIssueInline]
 
 
 @admin.register(ValidationIssue)
-class ValidationIssueAdmin(admin.ModelAdmin):
+class ValidationIssueAdmin(ConversionRecord, admin.ModelAdmin):
     list_display = ("attempt", "importance", "check_name", "location")
     list_filter = ("importance", "check_name")
 
 
 @admin.register(ChatMessage)
-class ChatMessageAdmin(admin.ModelAdmin):
+class ChatMessageAdmin(ConversionRecord, admin.ModelAdmin):
     list_display = ("session", "role", "created", "text")
     list_filter = ("role",)
 
 
 @admin.register(MetadataField)
-class MetadataFieldAdmin(admin.ModelAdmin):
+class MetadataFieldAdmin(ConversionRecord, admin.ModelAdmin):
     list_display = ("session", "name", "value", "source", "updated")
     list_filter = ("source", "name")
 
 
 @admin.register(SourceFile)
-class SourceFileAdmin(admin.ModelAdmin):
+class SourceFileAdmin(ConversionRecord, admin.ModelAdmin):
     list_display = ("session", "relative_path", "size_bytes", "uploaded")
 
 
 @admin.register(AuditEvent)
-class AuditEventAdmin(admin.ModelAdmin):
+class AuditEventAdmin(ConversionRecord, admin.ModelAdmin):
     list_display = ("created", "session", "actor", "kind")
     list_filter = ("kind",)
     readonly_fields = ("created", "session", "actor", "kind", "detail")
 
 
 @admin.register(LlmCall)
-class LlmCallAdmin(admin.ModelAdmin):
+class LlmCallAdmin(ConversionRecord, admin.ModelAdmin):
     """Every call to the language model, for cost and failures; a record, so nothing is editable."""
 
     list_display = ("created", "session", "purpose", "model", "outcome", "input_tokens", "output_tokens", "latency_ms")
@@ -206,9 +239,3 @@ class LlmCallAdmin(admin.ModelAdmin):
         "fields",
         "detail",
     )
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: LlmCall | None = None) -> bool:
-        return False

@@ -712,6 +712,14 @@ def preview_output_path(session: ConversionSession, preview: Preview) -> Path:
     return session.directory / "previews" / f"preview-{preview.number}" / name
 
 
+def delete_sessions(listed: QuerySet[ConversionSession]) -> int:
+    """Delete sessions (staff, from the admin) with everything of theirs: rows, and files
+    (models.remove_session_files, on each session's deletion). A job still running finds its
+    attempt gone at its next check and stops."""
+    _, deleted = listed.delete()
+    return deleted.get(ConversionSession._meta.label, 0)
+
+
 def message_payload(message: ChatMessage) -> notify.MessagePayload:
     return {
         "id": message.id,

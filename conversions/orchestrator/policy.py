@@ -92,9 +92,7 @@ def _handle(view: SessionView, event: Event) -> Step:
         case FormatAmbiguous():
             return _format_ambiguous(view, event)
         case DetectionFailed():
-            if view.status != Status.DETECTING_FORMAT or event.files_version != view.memory.files_version:
-                return _refuse(view, "")
-            return _step(view, Status.IDLE, None, replies=[Reply(text=event.user_message)])
+            return _detection_failed(view, event)
         case UserMessage():
             return _user_message(view, event)
         case UserAction():
@@ -203,6 +201,12 @@ def _files_changed(view: SessionView, event: FilesChanged) -> Step:
         replies=[Reply(text=text)],
         actions=[DetectFormat(files_version=version)],
     )
+
+
+def _detection_failed(view: SessionView, event: DetectionFailed) -> Step:
+    if view.status != Status.DETECTING_FORMAT or event.files_version != view.memory.files_version:
+        return _refuse(view, "")
+    return _step(view, Status.IDLE, None, replies=[Reply(text=event.user_message)])
 
 
 def _format_ambiguous(view: SessionView, event: FormatAmbiguous) -> Step:
@@ -1156,49 +1160,72 @@ def _user_action(view: SessionView, event: UserAction) -> Step:
         case UserActionName.CANCEL:
             return _cancel(view)
         case UserActionName.APPROVE:
-            if view.awaiting == Awaiting.APPROVAL:
-                return _start_conversion(view)
-            if view.awaiting == Awaiting.REQUIRED_METADATA:
-                return _refuse(view, "I still need some details before I can show a plan. " + _help_text(view))
-            return _refuse(view, "There is nothing to approve right now. " + _status_text(view))
+            return _on_approve(view)
         case UserActionName.REJECT:
-            if view.awaiting != Awaiting.APPROVAL:
-                return _refuse(view, "There is no plan waiting for approval. " + _status_text(view))
-            return _reject_plan(view)
+            return _on_reject(view)
         case UserActionName.ACCEPT_AS_IS:
-            if view.awaiting in (Awaiting.CORRECTION, Awaiting.NO_PROGRESS_DECISION):
-                return _accept_as_is(view)
-            return _refuse(view, "There is no validated file waiting for a decision. " + _status_text(view))
+            return _on_accept_as_is(view)
         case UserActionName.RETRY:
-            if view.status in RUNNING_STATUSES:
-                return _refuse(view, "A job is already running. " + _status_text(view))
-            if view.awaiting in (Awaiting.CORRECTION, Awaiting.NO_PROGRESS_DECISION):
-                return _start_conversion(view)
-            if view.status in (Status.FAILED, Status.CANCELLED, Status.COMPLETED_WITH_ISSUES, Status.COMPLETED):
-                return _retry(view, updates={})
-            return _refuse(view, "There is nothing to retry yet. " + _status_text(view))
+            return _on_retry(view)
         case UserActionName.PREVIEW:
             return _preview(view, updates={}, memory=view.memory, preface=())
         case UserActionName.REQUEST_HELP:
             return _request_help(view, reason="asked for help (button)")
         case UserActionName.SELECT_STREAMS:
-            value = event.value
-            ids = [value] if isinstance(value, str) else list(value) if isinstance(value, list | tuple) else []
-            return _select_streams(view, [str(i) for i in ids], memory=view.memory)
+            return _select_streams(view, _stream_ids(event.value), memory=view.memory)
         case UserActionName.SELECT_FORMAT:
-            key = str(event.value or "").strip()
-            if view.awaiting == Awaiting.FORMAT_SELECTION:
-                option = _chosen_format(view, key, "")
-                if option is None:
-                    keys = ", ".join(o.key for o in view.memory.format_candidates)
-                    return _refuse(view, f"“{key}” is not one of the candidates ({keys}).")
-                return _select_format(view, option)
-            if view.status in RUNNING_STATUSES or not view.memory.files_version or not key:
-                return _refuse(view, "Upload the recording first; then a format can be chosen for it.")
-            # Any other format the user names explicitly (e.g. "neuroconv:TdtRecordingInterface");
-            # the detection job says plainly if there is no such format.
-            return _select_format(view, FormatOption(key=key, label=key))
+            return _on_select_format(view, str(event.value or "").strip())
     raise ValueError(event.action)
+
+
+def _on_approve(view: SessionView) -> Step:
+    if view.awaiting == Awaiting.APPROVAL:
+        return _start_conversion(view)
+    if view.awaiting == Awaiting.REQUIRED_METADATA:
+        return _refuse(view, "I still need some details before I can show a plan. " + _help_text(view))
+    return _refuse(view, "There is nothing to approve right now. " + _status_text(view))
+
+
+def _on_reject(view: SessionView) -> Step:
+    if view.awaiting != Awaiting.APPROVAL:
+        return _refuse(view, "There is no plan waiting for approval. " + _status_text(view))
+    return _reject_plan(view)
+
+
+def _on_accept_as_is(view: SessionView) -> Step:
+    if view.awaiting in (Awaiting.CORRECTION, Awaiting.NO_PROGRESS_DECISION):
+        return _accept_as_is(view)
+    return _refuse(view, "There is no validated file waiting for a decision. " + _status_text(view))
+
+
+def _on_retry(view: SessionView) -> Step:
+    if view.status in RUNNING_STATUSES:
+        return _refuse(view, "A job is already running. " + _status_text(view))
+    if view.awaiting in (Awaiting.CORRECTION, Awaiting.NO_PROGRESS_DECISION):
+        return _start_conversion(view)
+    if view.status in (Status.FAILED, Status.CANCELLED, Status.COMPLETED_WITH_ISSUES, Status.COMPLETED):
+        return _retry(view, updates={})
+    return _refuse(view, "There is nothing to retry yet. " + _status_text(view))
+
+
+def _stream_ids(value: Any) -> list[str]:
+    """The stream ids a select_streams action carries: one id, a list of them, or (anything else) none."""
+    ids = [value] if isinstance(value, str) else list(value) if isinstance(value, list | tuple) else []
+    return [str(i) for i in ids]
+
+
+def _on_select_format(view: SessionView, key: str) -> Step:
+    if view.awaiting == Awaiting.FORMAT_SELECTION:
+        option = _chosen_format(view, key, "")
+        if option is None:
+            keys = ", ".join(o.key for o in view.memory.format_candidates)
+            return _refuse(view, f"“{key}” is not one of the candidates ({keys}).")
+        return _select_format(view, option)
+    if view.status in RUNNING_STATUSES or not view.memory.files_version or not key:
+        return _refuse(view, "Upload the recording first; then a format can be chosen for it.")
+    # Any other format the user names explicitly (e.g. "neuroconv:TdtRecordingInterface");
+    # the detection job says plainly if there is no such format.
+    return _select_format(view, FormatOption(key=key, label=key))
 
 
 def _retry(view: SessionView, *, updates: dict[str, FieldValue], preface: Sequence[str] = ()) -> Step:

@@ -192,28 +192,9 @@ def _read_header(path: Path, name: str, size: int) -> _Header:
     """Parse and check the header against the file's size; raises RecordingProblem naming the file."""
     with path.open("rb") as handle:
         fixed = handle.read(_FIXED_HEADER_BYTES)
-        if fixed[:8] == b"\xffBIOSEMI":
-            raise RecordingProblem(
-                f"{name} is a BDF file (24-bit, BioSemi) named .edf. BDF can't be converted here yet, because the "
-                "available reader keeps only 16 bits of each sample. Export the recording as EDF and upload that."
-            )
-        if len(fixed) < _FIXED_HEADER_BYTES or fixed[:8] != b"0       ":
-            raise RecordingProblem(
-                f"{name} is not an EDF file: it does not start with the EDF header (version 0). Upload the .edf "
-                "file exactly as the recording software exported it."
-            )
+        _check_is_edf(name, fixed)
         text = fixed.decode("latin-1")
-        try:
-            header_bytes, records, record_seconds, count = (
-                int(text[184:192]),
-                int(text[236:244]),
-                float(text[244:252]),
-                int(text[252:256]),
-            )
-        except ValueError:
-            raise _damaged(name, "the header's sizes are not numbers") from None
-        if count <= 0 or header_bytes != _FIXED_HEADER_BYTES + count * _SIGNAL_HEADER_BYTES:
-            raise _damaged(name, f"the header size ({header_bytes} bytes) does not fit its {count} signals")
+        header_bytes, records, record_seconds, count = _header_sizes(name, text)
         signal_text = handle.read(header_bytes - _FIXED_HEADER_BYTES).decode("latin-1")
     if len(signal_text) < header_bytes - _FIXED_HEADER_BYTES:
         raise _incomplete(name, size, header_bytes, "even the header is cut off")
@@ -230,7 +211,53 @@ def _read_header(path: Path, name: str, size: int) -> _Header:
             "when the recording software did not finish writing the file. Open it in the recording or "
             "export software, save it again, and upload that."
         )
+    channels, samples_per_record = _channels(name, signal_text, count, record_seconds)
+    _check_data_size(name, size, header_bytes, records, record_seconds, samples_per_record)
+    return _Header(
+        patient=text[8:88].strip(),
+        recording=text[88:168].strip(),
+        start_text=text[168:184],
+        reserved=reserved,
+        records=records,
+        record_seconds=record_seconds,
+        channels=channels,
+    )
 
+
+def _check_is_edf(name: str, fixed: bytes) -> None:
+    """Raises RecordingProblem unless the file's first bytes are an EDF header (a BDF file says so)."""
+    if fixed[:8] == b"\xffBIOSEMI":
+        raise RecordingProblem(
+            f"{name} is a BDF file (24-bit, BioSemi) named .edf. BDF can't be converted here yet, because the "
+            "available reader keeps only 16 bits of each sample. Export the recording as EDF and upload that."
+        )
+    if len(fixed) < _FIXED_HEADER_BYTES or fixed[:8] != b"0       ":
+        raise RecordingProblem(
+            f"{name} is not an EDF file: it does not start with the EDF header (version 0). Upload the .edf "
+            "file exactly as the recording software exported it."
+        )
+
+
+def _header_sizes(name: str, text: str) -> tuple[int, int, float, int]:
+    """The header's size in bytes, the number of data records, a record's duration in seconds and the
+    number of signals, checked against each other."""
+    try:
+        header_bytes, records, record_seconds, count = (
+            int(text[184:192]),
+            int(text[236:244]),
+            float(text[244:252]),
+            int(text[252:256]),
+        )
+    except ValueError:
+        raise _damaged(name, "the header's sizes are not numbers") from None
+    if count <= 0 or header_bytes != _FIXED_HEADER_BYTES + count * _SIGNAL_HEADER_BYTES:
+        raise _damaged(name, f"the header size ({header_bytes} bytes) does not fit its {count} signals")
+    return header_bytes, records, record_seconds, count
+
+
+def _channels(name: str, signal_text: str, count: int, record_seconds: float) -> tuple[tuple[_Channel, ...], int]:
+    """The signals to convert (annotation signals left out), each with a unique name, and the number of
+    samples one data record holds of all signals, annotations included."""
     values = _signal_fields(signal_text, count)
     channels: list[_Channel] = []
     samples_per_record = 0
@@ -264,6 +291,13 @@ def _read_header(path: Path, name: str, size: int) -> _Header:
             f"{name} has several signals with the same name ({', '.join(repeated)}); the reader needs each "
             "signal's name to be unique. Rename them in the recording or export software and export again."
         )
+    return tuple(channels), samples_per_record
+
+
+def _check_data_size(
+    name: str, size: int, header_bytes: int, records: int, record_seconds: float, samples_per_record: int
+) -> None:
+    """Raises RecordingProblem when the file is shorter (cut off) or longer than its header describes."""
     record_bytes = 2 * samples_per_record
     expected = header_bytes + records * record_bytes
     if size < expected:
@@ -281,15 +315,6 @@ def _read_header(path: Path, name: str, size: int) -> _Header:
             f"it is {size - expected:,} bytes longer than its header describes ({expected:,} bytes), so the header "
             "and the data do not match",
         )
-    return _Header(
-        patient=text[8:88].strip(),
-        recording=text[88:168].strip(),
-        start_text=text[168:184],
-        reserved=reserved,
-        records=records,
-        record_seconds=record_seconds,
-        channels=tuple(channels),
-    )
 
 
 # Widths in bytes of the per-signal header fields, in file order; each field is stored for every signal

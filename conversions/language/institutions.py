@@ -128,6 +128,24 @@ def _organisation(text: str, run: list[tuple[int, int, str]], is_known: Callable
     # "Department of Neurophysiology" alone names a unit, not the institution.
     if lowered[0] in _UNIT_WORDS and not any(is_keyword(w) for w in lowered[1:]):
         return None
+    words = _without_unit_after(_trimmed(words[_name_start(lowered) :]))
+    if not words:
+        return None
+    name = " ".join(words)
+    after = text[run[-1][1] : run[-1][1] + 2]
+    if after[:1] in ("/", "-") and after[1:2].isalnum():
+        return None  # "APP/PS1", "WAG/Rij": a strain
+    if _keyworded([w.lower() for w in words]) and len(words) >= 2:
+        campus = _CAMPUS_RE.match(text, run[-1][1])
+        if _SYSTEM_RE.fullmatch(name) and campus:
+            return f"{name}{campus.group()}"  # "University of California, Berkeley", "University of Texas at Austin"
+        return name
+    return _named_without_kind(text, run, words, is_known)
+
+
+def _name_start(lowered: list[str]) -> int:
+    """Where the organisation's name starts among the run's words: after a unit that names its
+    institution, or after a person's name that "da", "of" or "from" joins to it."""
     start = 0
     for index, word in enumerate(lowered):  # "Department of Physiology of the University of Oslo"
         if word in _UNIT_WORDS and index + 1 < len(lowered) and any(is_keyword(w) for w in lowered[index + 1 :]):
@@ -141,51 +159,57 @@ def _organisation(text: str, run: list[tuple[int, int, str]], is_known: Callable
             j -= 1
         if lowered[j] in ("da", "de", "di", "of", "from"):
             start = first_keyword  # "Beatriz Carvalho da Universidade de São Paulo": the person, then the place
-    words, lowered = words[start:], lowered[start:]
-    while words and lowered[0] in (
-        "the",
-        "la",
-        "le",
-        "l'",
-        "at",
-        "of",
-        "and",
-        "from",
-        "hello",
-        "hi",
-        "greetings",
-        "institution",
-        "affiliation",
-    ):
-        words, lowered = words[1:], lowered[1:]
-    while words and lowered[-1] in _CONNECTORS:
-        words, lowered = words[:-1], lowered[:-1]
-    if not words:
-        return None
-    for index, word in enumerate(lowered[1:], start=1):  # "University of Bristol School of Physiology"
+    return start
+
+
+# Words a run may open with that are no part of the name: "the", "at", a greeting, a label.
+_BEFORE_A_NAME = frozenset(
+    {"the", "la", "le", "l'", "at", "of", "and", "from", "hello", "hi", "greetings", "institution", "affiliation"}
+)
+
+
+def _trimmed(words: list[str]) -> list[str]:
+    """The words without those before the name and the connectors after it."""
+    while words and words[0].lower() in _BEFORE_A_NAME:
+        words = words[1:]
+    while words and words[-1].lower() in _CONNECTORS:
+        words = words[:-1]
+    return words
+
+
+def _without_unit_after(words: list[str]) -> list[str]:
+    """The university without a unit named after it in the same run: "University of Bristol School of
+    Physiology" → "University of Bristol"."""
+    lowered = [w.lower() for w in words]
+    for index, word in enumerate(lowered[1:], start=1):
         if (
             word in _UNITS_AFTER
             and index + 1 < len(lowered)
             and lowered[index + 1] in ("of", "for")
             and any(has_university_word(w) for w in words[:index])
         ):
-            words, lowered = words[:index], lowered[:index]
-            break
+            return words[:index]
+    return words
+
+
+def _named_without_kind(
+    text: str, run: list[tuple[int, int, str]], words: list[str], is_known: Callable[[str], bool]
+) -> str | None:
+    """An organisation no word of which says what it is: a name the portal knows ("Karolinska",
+    "Janelia"), or an acronym the words around it make a place of work."""
     name = " ".join(words)
-    after = text[run[-1][1] : run[-1][1] + 2]
-    if after[:1] in ("/", "-") and after[1:2].isalnum():
-        return None  # "APP/PS1", "WAG/Rij": a strain
-    if _keyworded(lowered) and len(words) >= 2:
-        campus = _CAMPUS_RE.match(text, run[-1][1])
-        if _SYSTEM_RE.fullmatch(name) and campus:
-            return f"{name}{campus.group()}"  # "University of California, Berkeley", "University of Texas at Austin"
-        return name
     if len(words) == 1 and re.search(r"\bin\s+$", text[max(0, run[0][0] - 4) : run[0][0]]):
         return None  # "… in Cambridge": a city that shares its name with a university
     if any(ch.isdigit() for ch in name):
         return None  # "UCLA-P51" is a patient's id
     if is_known(name) and len(words) <= 4:
         return name
+    return _acronym_of_a_workplace(text, run, words)
+
+
+def _acronym_of_a_workplace(text: str, run: list[tuple[int, int, str]], words: list[str]) -> str | None:
+    """An acronym (with a place after it, "IISER Pune") that "at", "from", "@"… puts before it, or that
+    stands alone as a sentence; not one of an experiment's words ("PV cells", "CA1")."""
     before = text[max(0, run[0][0] - 12) : run[0][0]]
     acronym = words[0]
     if len(words) > 2 or not (2 <= len(acronym) <= 8 and acronym.isupper() and acronym.isalpha()):
@@ -200,7 +224,7 @@ def _organisation(text: str, run: list[tuple[int, int, str]], is_known: Callable
     if _CUE_BEFORE_RE.search(before) or (
         alone and len(acronym) >= 3
     ):  # "at UFRJ", "from IPM", "… I didn't. IISER Pune."
-        return acronym if len(words) == 1 or (is_place(words[1]) and len(acronym) >= 3) else name
+        return acronym if len(words) == 1 or (is_place(words[1]) and len(acronym) >= 3) else " ".join(words)
     return None
 
 

@@ -144,11 +144,7 @@ def features(
     text: str, words: list[Token], asked: Sequence[str], read: dict[str, str], lexicon: Lexicon
 ) -> list[list[str]]:
     """One list of feature strings per token. `read` holds the values the rules read."""
-    marks: list[list[str]] = [[] for _ in words]
-    for name, value in read.items():
-        for i, j in value_spans(text, words, name, value):
-            for k in range(i, j):
-                marks[k].append(("B:" if k == i else "I:") + name)
+    marks = _rule_marks(text, words, read)
     gazetteers = {
         "area": _covered(words, lexicon.areas(text)),
         "animal": _covered(words, lexicon.animals(text)),
@@ -159,46 +155,66 @@ def features(
     sentence, position = 0, 0
     per_token: list[list[str]] = []
     for k, word in enumerate(words):
-        lower = word.text.casefold()
-        own = [
-            f"w={lower}",
-            f"shape={_shape(word.text)}",
-            f"suf3={lower[-3:]}",
-            f"pre3={lower[:3]}",
-            f"pos={min(position, 4)}",
-            f"sent={min(sentence, 3)}",
-        ]
-        if word.text[:1].isupper():
-            own.append("title")
-        if word.text.isupper() and len(word.text) > 1:
-            own.append("upper")
-        if any(c.isdigit() for c in word.text):
-            own.append("digit")
-        if lower.isalpha() and lexicon.is_word(lower):
-            own.append("vocab")
-        if word.text[:1].isalpha() and lexicon.could_be_name(word.text):
-            own.append("name")
-        if lexicon.is_institution_word(lower):
-            own.append("instword")
+        own = _word_features(word, position, sentence, lexicon)
         own += [name for name, covered in gazetteers.items() if covered[k]]
         own += [f"rule={mark}" for mark in marks[k]] or ["rule=none"]
         per_token.append(own)
         position += 1
         if word.text in {".", "!", "?", ";"} or (word.text == "\n"):
             sentence, position = sentence + 1, 0
-    result: list[list[str]] = []
-    for k, own in enumerate(per_token):
-        row = own + asked_features
-        for offset in (-2, -1, 1, 2):
-            at = k + offset
-            if 0 <= at < len(words):
-                row.append(f"{offset}:w={words[at].text.casefold()}")
-                if abs(offset) == 1:
-                    row += [f"{offset}:{f}" for f in per_token[at] if not f.startswith(("w=", "suf3", "pre3", "pos"))]
-            else:
-                row.append(f"{offset}:edge")
-        result.append(row)
-    return result
+    return [own + asked_features + _neighbour_features(words, per_token, k) for k, own in enumerate(per_token)]
+
+
+def _rule_marks(text: str, words: list[Token], read: dict[str, str]) -> list[list[str]]:
+    """For each token, the fields whose value the rules read there, as "B:field" (the value's first
+    token) or "I:field" (inside it)."""
+    marks: list[list[str]] = [[] for _ in words]
+    for name, value in read.items():
+        for i, j in value_spans(text, words, name, value):
+            for k in range(i, j):
+                marks[k].append(("B:" if k == i else "I:") + name)
+    return marks
+
+
+def _word_features(word: Token, position: int, sentence: int, lexicon: Lexicon) -> list[str]:
+    """What the word is and where it stands, and what the rules' word lists say of it."""
+    lower = word.text.casefold()
+    own = [
+        f"w={lower}",
+        f"shape={_shape(word.text)}",
+        f"suf3={lower[-3:]}",
+        f"pre3={lower[:3]}",
+        f"pos={min(position, 4)}",
+        f"sent={min(sentence, 3)}",
+    ]
+    if word.text[:1].isupper():
+        own.append("title")
+    if word.text.isupper() and len(word.text) > 1:
+        own.append("upper")
+    if any(c.isdigit() for c in word.text):
+        own.append("digit")
+    if lower.isalpha() and lexicon.is_word(lower):
+        own.append("vocab")
+    if word.text[:1].isalpha() and lexicon.could_be_name(word.text):
+        own.append("name")
+    if lexicon.is_institution_word(lower):
+        own.append("instword")
+    return own
+
+
+def _neighbour_features(words: list[Token], per_token: list[list[str]], k: int) -> list[str]:
+    """The words two either side of token k, and the features of the next and the previous token
+    (their word and position aside), or "edge" beyond the message."""
+    row: list[str] = []
+    for offset in (-2, -1, 1, 2):
+        at = k + offset
+        if 0 <= at < len(words):
+            row.append(f"{offset}:w={words[at].text.casefold()}")
+            if abs(offset) == 1:
+                row += [f"{offset}:{f}" for f in per_token[at] if not f.startswith(("w=", "suf3", "pre3", "pos"))]
+        else:
+            row.append(f"{offset}:edge")
+    return row
 
 
 _LOCK = threading.Lock()  # a crfsuite tagger holds the sequence it tags: one message at a time

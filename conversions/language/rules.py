@@ -2166,25 +2166,47 @@ def _tidy_institution(value: str) -> str:
         return ""  # "University of Oxford — actually no, …": which one it was is for the user to say
     if remark:
         value = value[: remark.start()]
+    value = _university_without_its_unit(_without_sentence_after(value))
+    if _says_who_not_where(value):
+        return ""  # "PI", "phd student", "a clinician": who, not where
+    value = _institution_after_lead_in(_without_words_around(value))
+    return _without_place_after(_without_city_after_comma(value))
+
+
+def _without_sentence_after(value: str) -> str:
+    """The name without what the sentence goes on with after it: a remark in parentheses, a clause, a
+    word such as "and" or "again", Japanese or Korean, a department after a comma."""
     value = _PARENTHESIS_AT_END_RE.sub("", value.strip())  # "ISTA (Klosterneuburg)", "(bioscience dept)"
     value = _CLAUSE_AFTER_RE.sub("", value)
     value = _TRAILING_WORDS_RE.sub("", value)
     value = _KANA_OR_HANGUL_AFTER_RE.sub("", value)
     value = re.sub(r"\s+\([^()]*$", "", value)  # a remark cut off by a comma: "… (the Florey is separate btw"
-    value = _DEPARTMENT_AT_END_RE.sub("", value)  # "University of Cambridge, Department of Zoology"
+    return _DEPARTMENT_AT_END_RE.sub("", value)  # "University of Cambridge, Department of Zoology"
+
+
+def _university_without_its_unit(value: str) -> str:
+    """The university alone when its institute, school or department is named after it."""
     unit = _UNIT_AFTER_UNIVERSITY_RE.match(value)  # "UC Berkeley, Helen Wills Neuroscience Institute"
     if unit and _is_a_part(unit["unit"]):
         value = unit["university"]
     for school in _SCHOOL_OF_A_UNIVERSITY_RES:  # "Kyoto University Graduate School of Medicine", "复旦大学脑科学研究院"
         if m := school.fullmatch(value.strip()):
-            value = m["university"]
-            break
-    if all(
+            return m["university"]
+    return value
+
+
+def _says_who_not_where(value: str) -> bool:
+    """Whether every word speaks of a person ("PI", "phd student", "a clinician"), none of a place."""
+    return all(
         word.lower().strip(".,")
         in vocabulary.BEFORE_NAME | vocabulary.FILLER_WORDS | vocabulary.NOT_NAMES | vocabulary.ROLE_WORDS
         for word in value.split()
-    ):
-        return ""  # "PI", "phd student", "a clinician": who, not where
+    )
+
+
+def _without_words_around(value: str) -> str:
+    """The name without the words a sentence puts around it: "I work at", "It's the", "in Berlin", a
+    sentence going on in romaji, a campus, the parenthesis a comma left unopened."""
     value = _LEADING_PLACE_WORDS_RE.sub("", value)
     value = _LEADING_ARTICLE_RE.sub("", value)  # "do Instituto …", "l'Hôpital …", "It's the University of Tokyo"
     place = _PLACE_AFTER_RE.search(value)
@@ -2196,13 +2218,28 @@ def _tidy_institution(value: str) -> str:
     value = _CAMPUS_AFTER_RE.sub("", value)  # "EPFL, Campus Biotech"
     if value.endswith(")") and "(" not in value:
         value = value[:-1]  # "(NTNU, Kavli Institute)" cut at its comma
+    return value
+
+
+def _institution_after_lead_in(value: str) -> str:
+    """The institution without the department, person or role named before it."""
     unit = _DEPARTMENT_BEFORE_RE.match(value)  # "Department of Neurosurgery, Rigshospitalet"
     if unit and _is_organisation(value[unit.end() :]):
         value = value[unit.end() :]
     department = _DEPARTMENT_AT_START_RE.match(value)  # "Department of Physiology at McGill University"
     if department and _is_organisation(value[department.end() :]):
         value = value[department.end() :]
-    for m in reversed(list(_INSIDE_PLACE_WORD_RE.finditer(value))):  # "postdoc in Peking University"
+    value = _after_place_word(value)
+    lowered = _LOWERCASE_BEFORE_RE.match(value)
+    if lowered and lowered.group().split() != ["the"] and _is_named_institution(value[lowered.end() :]):
+        value = value[lowered.end() :]
+    return value
+
+
+def _after_place_word(value: str) -> str:
+    """What follows "in", "of", "at"… when it is the institution and what comes before is a person or
+    a role, the last such word first: "postdoc in Peking University", "Hiroko Watanabe of Tohoku University"."""
+    for m in reversed(list(_INSIDE_PLACE_WORD_RE.finditer(value))):
         before, after = value[: m.start()], value[m.end() :]
         if m.group().strip() == "von" and _GIVEN_NAME_VON_RE.fullmatch(value[: m.end()] + value[m.end() :].split()[0]):
             continue  # "Carl von Ossietzky Universität": a person's name begins the institution's
@@ -2211,14 +2248,15 @@ def _tidy_institution(value: str) -> str:
             w.islower() and w not in vocabulary.NAME_PARTICLES | {"of", "the", "and", "for"} for w in before.split()
         )
         if english and lowercase and _is_organisation(after):
-            value = after
-            break
+            return after
         if _is_named_institution(after) and not _is_named_institution(before):
-            value = after  # "Hiroko Watanabe of Tohoku University"; "University of Padova" stays whole
-            break
-    lowered = _LOWERCASE_BEFORE_RE.match(value)
-    if lowered and lowered.group().split() != ["the"] and _is_named_institution(value[lowered.end() :]):
-        value = value[lowered.end() :]
+            return after  # "Hiroko Watanabe of Tohoku University"; "University of Padova" stays whole
+    return value
+
+
+def _without_city_after_comma(value: str) -> str:
+    """The institution without the city written after it: "Donders Institute, Nijmegen", "Istituto
+    Italiano di Tecnologia (IIT) di Genova"."""
     value = _ACRONYM_AND_PLACE_RE.sub("", value)  # "Istituto Italiano di Tecnologia (IIT) di Genova"
     value = _PARENTHESIS_AT_END_RE.sub("", _CITY_SHORT_FORM_RE.sub("", value))  # "… (IIT) a Genova"
     head, comma, last = value.rpartition(",")
@@ -2235,8 +2273,13 @@ def _tidy_institution(value: str) -> str:
         place = _PLACE_AFTER_RE.search(value)
         if place and is_place(place["place"]) and _is_organisation(value[: place.start()]):
             value = value[: place.start()]  # "Champalimaud Foundation in Lisbon, Portugal"
+    return value
+
+
+def _without_place_after(value: str) -> str:
+    """An acronym without the city after it ("SISSA Trieste"; not "University College London" nor
+    "University of California, Berkeley"), and no punctuation left at the name's ends."""
     words = value.split()
-    # "SISSA Trieste", but not "University College London" or "University of California, Berkeley"
     if len(words) > 1 and is_place(words[-1]) and not _is_known_institution(value) and not words[-2].endswith(","):
         rest = " ".join(words[:-1])
         if words[-2].lower() in vocabulary.INSTITUTION_WORDS or words[-2].islower():  # "University of Oslo"

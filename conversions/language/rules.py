@@ -387,61 +387,12 @@ def _with_prose(text: str, parsed: ParsedMessage, *, whole: str | None = None) -
     session's is a guess; an age or a sex word says what it is."""
     sentences = _chunks(text)
     said_ages = prose.ages(text, sentences)
-    found = {
-        "session_start_time": prose.start_time(text, sentences),
-        "age": prose.one_age(said_ages),
-        "sex": prose.sex(text) or (prose.sex(whole) if whole else None),  # "pt 031, 71F": "pt" is blanked
-        "lab": prose.lab(text),
-        "strain": _strain_in(text),
-        "cell_id": prose.cell_id(text),
-        "slice_id": prose.slice_id(text),
-        "date_of_birth": prose.date_of_birth(text),
-    }
-    if found["age"] is None and "age" not in parsed.fields and not said_ages:
-        found["age"] = prose.human_age(whole or text)  # "Participant ID: P2, male, 36."
-    if found["lab"] and _NOT_A_LAB_NAME_RE.match(found["lab"].value):
-        found["lab"] = None  # "Our lab manager said…"
+    found = _stated_in_sentences(text, parsed, sentences, said_ages, whole=whole)
     fields, guessed = dict(parsed.fields), set(parsed.guessed)
-    age, read = found["age"], fields.get("age", "")
-    if age and read and age.value != read and age.value.lower().startswith(read.lower()):
-        fields["age"] = age.value  # "6 years 3 months": the whole age, not its first part
-    strain, read = found["strain"], fields.get("strain", "")
-    if strain and read and strain.value != read and strain.value.startswith(read):
-        fields["strain"] = strain.value  # "Vglut2-Cre;Ai148": the cross, not its first line
-    if found["date_of_birth"] and "date_of_birth" in fields and _unreadable_time(fields["date_of_birth"]):
-        del fields["date_of_birth"]  # "born 14 March 2024, recorded at P60": the sentence gives the date
-    crew = people.team(text, _vocabulary_word, vocabulary.FILLER_WORDS.__contains__)
-    if crew and crew.experimenters and "experimenter" not in parsed.skipped:
-        recorders = _family_first(text, "; ".join(crew.experimenters))
-        if _takes_over(fields.get("experimenter"), "experimenter" in parsed.guessed, recorders, crew):
-            fields["experimenter"] = recorders  # "My student Aisha Bello did the recordings"
-        description = fields.get("experiment_description", "")
-        if "experiment_description" in guessed and any(name in description for name in crew.named):
-            del fields["experiment_description"]  # "Prof. A (PI) and B recorded together" describes no experiment
-        if _people_in(fields.get("experimenter", "")) == _people_in(recorders):
-            guessed.discard("experimenter")
-    writer = prose.self_named(text)
-    name = _tidy_person(writer.value) if writer else ""
-    current = fields.get("experimenter")
-    replaceable = current is None or "experimenter" in parsed.guessed or not _person(current)
-    replaceable = replaceable and not (crew and crew.experimenters)  # the sentence's roles already read
-    if name and (_person(name) or _plain_name(name)) and replaceable:
-        fields["experimenter"] = name  # "I (Hana Novak) ran the rig"
-        guessed.discard("experimenter")
-        if writer and fields.get("experiment_description", "").startswith(writer.value):
-            del fields["experiment_description"]  # "lucía fernández (i did the recordings)" describes no experiment
-    if "institution" not in parsed.skipped and not _is_organisation(fields.get("institution", "")):
-        place = next(
-            (p for p in map(_tidy_institution, prose.organisations(text)) if _is_organisation(p) and not is_place(p)),
-            None,
-        )
-        if place and brain_area(place) is None:  # "I did all the recordings myself at Uni Freiburg"
-            fields["institution"] = place
-            guessed.discard("institution")
-    named = _tidy_institution(institutions.named(text, _is_a_known_institution) or "")
-    if named and "institution" not in parsed.skipped and _better_institution(fields.get("institution"), named):
-        fields["institution"] = named  # "a lecturer at University of Lagos" (the chunks kept "Lagos")
-        guessed.discard("institution")
+    _take_whole_values(fields, found)
+    crew = _take_recorders(text, parsed, fields, guessed)
+    _take_writer(text, parsed, fields, guessed, crew)
+    _take_institution(text, parsed, fields, guessed)
     start = found["session_start_time"]
     if start and "session_start_time" in fields and _unreadable_time(fields["session_start_time"]):
         del fields["session_start_time"]  # "Recording date: 10 Feb 2024, start 13:05": the sentence gives the time
@@ -468,6 +419,93 @@ def _with_prose(text: str, parsed: ParsedMessage, *, whole: str | None = None) -
         choices=choices,
         skipped=frozenset(skipped),
     )
+
+
+def _stated_in_sentences(
+    text: str,
+    parsed: ParsedMessage,
+    sentences: list[tuple[int, int]],
+    said_ages: list[prose.Stated],
+    *,
+    whole: str | None,
+) -> dict[str, prose.Stated | None]:
+    """Each field prose reads inside the message's sentences, None where they do not state it."""
+    found = {
+        "session_start_time": prose.start_time(text, sentences),
+        "age": prose.one_age(said_ages),
+        "sex": prose.sex(text) or (prose.sex(whole) if whole else None),  # "pt 031, 71F": "pt" is blanked
+        "lab": prose.lab(text),
+        "strain": _strain_in(text),
+        "cell_id": prose.cell_id(text),
+        "slice_id": prose.slice_id(text),
+        "date_of_birth": prose.date_of_birth(text),
+    }
+    if found["age"] is None and "age" not in parsed.fields and not said_ages:
+        found["age"] = prose.human_age(whole or text)  # "Participant ID: P2, male, 36."
+    if found["lab"] and _NOT_A_LAB_NAME_RE.match(found["lab"].value):
+        found["lab"] = None  # "Our lab manager said…"
+    return found
+
+
+def _take_whole_values(fields: dict[str, str], found: dict[str, prose.Stated | None]) -> None:
+    """Where the chunks read a part of what a sentence states, the whole of it in `fields`."""
+    age, read = found["age"], fields.get("age", "")
+    if age and read and age.value != read and age.value.lower().startswith(read.lower()):
+        fields["age"] = age.value  # "6 years 3 months": the whole age, not its first part
+    strain, read = found["strain"], fields.get("strain", "")
+    if strain and read and strain.value != read and strain.value.startswith(read):
+        fields["strain"] = strain.value  # "Vglut2-Cre;Ai148": the cross, not its first line
+    if found["date_of_birth"] and "date_of_birth" in fields and _unreadable_time(fields["date_of_birth"]):
+        del fields["date_of_birth"]  # "born 14 March 2024, recorded at P60": the sentence gives the date
+
+
+def _take_recorders(text: str, parsed: ParsedMessage, fields: dict[str, str], guessed: set[str]) -> people.Team | None:
+    """The people the sentences say recorded (conversions.language.people), as the experimenter in
+    `fields` where they say more than the chunks read; the team read, for the steps after."""
+    crew = people.team(text, _vocabulary_word, vocabulary.FILLER_WORDS.__contains__)
+    if crew and crew.experimenters and "experimenter" not in parsed.skipped:
+        recorders = _family_first(text, "; ".join(crew.experimenters))
+        if _takes_over(fields.get("experimenter"), "experimenter" in parsed.guessed, recorders, crew):
+            fields["experimenter"] = recorders  # "My student Aisha Bello did the recordings"
+        description = fields.get("experiment_description", "")
+        if "experiment_description" in guessed and any(name in description for name in crew.named):
+            del fields["experiment_description"]  # "Prof. A (PI) and B recorded together" describes no experiment
+        if _people_in(fields.get("experimenter", "")) == _people_in(recorders):
+            guessed.discard("experimenter")
+    return crew
+
+
+def _take_writer(
+    text: str, parsed: ParsedMessage, fields: dict[str, str], guessed: set[str], crew: people.Team | None
+) -> None:
+    """The writer who names themself as the one who recorded ("I (Hana Novak) ran the rig"), as the
+    experimenter in `fields` unless a value there is better or the team already says who recorded."""
+    writer = prose.self_named(text)
+    name = _tidy_person(writer.value) if writer else ""
+    current = fields.get("experimenter")
+    replaceable = current is None or "experimenter" in parsed.guessed or not _person(current)
+    replaceable = replaceable and not (crew and crew.experimenters)  # the sentence's roles already read
+    if name and (_person(name) or _plain_name(name)) and replaceable:
+        fields["experimenter"] = name  # "I (Hana Novak) ran the rig"
+        guessed.discard("experimenter")
+        if writer and fields.get("experiment_description", "").startswith(writer.value):
+            del fields["experiment_description"]  # "lucía fernández (i did the recordings)" describes no experiment
+
+
+def _take_institution(text: str, parsed: ParsedMessage, fields: dict[str, str], guessed: set[str]) -> None:
+    """The institution a sentence names, in `fields` where the chunks read none or a lesser one."""
+    if "institution" not in parsed.skipped and not _is_organisation(fields.get("institution", "")):
+        place = next(
+            (p for p in map(_tidy_institution, prose.organisations(text)) if _is_organisation(p) and not is_place(p)),
+            None,
+        )
+        if place and brain_area(place) is None:  # "I did all the recordings myself at Uni Freiburg"
+            fields["institution"] = place
+            guessed.discard("institution")
+    named = _tidy_institution(institutions.named(text, _is_a_known_institution) or "")
+    if named and "institution" not in parsed.skipped and _better_institution(fields.get("institution"), named):
+        fields["institution"] = named  # "a lecturer at University of Lagos" (the chunks kept "Lagos")
+        guessed.discard("institution")
 
 
 def _tidied(parsed: ParsedMessage, text: str) -> ParsedMessage:

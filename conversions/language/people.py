@@ -382,6 +382,19 @@ class Team:
     said: bool = False  # words say who recorded ("did the recordings", "Recordings: …"), not only who writes
 
 
+# Roles that say a person did not record: they lead the lab, only upload, or are said not to have.
+_NOT_RECORDING = frozenset({"lead", "uploader", "not"})
+
+
+@dataclass(frozen=True)
+class _Writer:
+    """What the message says of its writer's part in the recording."""
+
+    recorded: bool  # "I did the recordings myself", "done by me", "we recorded" (unless others are named)
+    me_at: int | None  # where the writer's "me" stands beside a recorder's name (see _writer_beside)
+    pair: bool  # "me and my labmate": the writer and a colleague both
+
+
 def team(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], bool]) -> Team | None:
     """Who the message says recorded, or None when its words do not say. `is_word` tells a lowercase
     word with a meaning of its own here (a species, a brain area, an institution word, filler), so
@@ -391,69 +404,99 @@ def team(text: str, is_word: Callable[[str], bool], is_filler: Callable[[str], b
     if not names:
         return None
     _read_roles(text, names)
-    did_not = bool(_WRITER_DID_NOT_RE.search(text))
-    if _WRITER_ONLY_LEADS_RE.search(text):
-        for n in names:
-            if "self" in n.roles:
-                n.roles.add("lead")  # "This is Dr. Ifeoma Okafor … I'm just the PI"
-    if did_not:
-        for n in names:
-            if "self" in n.roles and "recorder" not in n.roles:
-                n.roles.add("not")  # "I'm the PI … I honestly didn't touch the rig"
-    by_others = any("by" in n.roles for n in names)  # "The session was run by my colleague Andrei Munteanu"
-    me_at = None if did_not else _writer_beside(text, names)
-    writer_recorded = not did_not and (
-        me_at is not None
-        or bool(_WRITER_RECORDED_RE.search(text))
-        or (bool(_WE_RECORDED_RE.search(text)) and not by_others)
-    )
-    pair = bool(_PAIR_RE.search(text))
-    if (writer_recorded or pair) and not any("self" in n.roles for n in names):
-        for n in names:
-            if "opening" in n.roles:
-                n.roles.add("self")  # "Sofia Andersson, Karolinska. … Recorded with Erik Nilsson"
-    recorders = [
-        n
-        for n in names
-        if ("recorder" in n.roles and "not" not in n.roles)
-        or ("self" in n.roles and (writer_recorded or pair) and not n.roles & {"lead", "uploader", "not"})
-        or ("self" in n.roles and "not" not in n.roles and writer_recorded and _I_RECORDED_RE.search(text))
-        or ("self" in n.roles and me_at is not None and not n.roles & {"uploader", "not"})
-        or ("colleague" in n.roles and pair)
-    ]
-    others = tuple(n.text for n in names if n.roles & {"lead", "uploader", "not"} and n not in recorders)
+    writer = _read_writer(text, names)
+    recorders = _said_to_record(text, names, writer)
+    others = tuple(n.text for n in names if n.roles & _NOT_RECORDING and n not in recorders)
     if not recorders:
-        writers = [n for n in names if "self" in n.roles and not n.roles & {"lead", "uploader", "not"}]
-        helped = [n for n in names if "for" in n.roles and not n.roles & {"self", "lead", "not"}]
-        if helped:  # "I'm uploading this on behalf of Ahmed Haddad"
-            recorders = helped
-            others += tuple(n.text for n in writers if n.text not in others)
-        elif writers:
-            group = writers[0].group
-            recorders = [n for n in names if n.group == group and not n.roles & {"lead", "uploader", "not"}]
-        elif any("recorder" in n.roles for n in names):
-            recorders = []
-        else:
-            opening = [n for n in names if "opening" in n.roles]
-            if opening and not any(n.roles & {"lead", "uploader", "not"} for n in opening):
-                recorders = opening
+        recorders, others = _recorders_unsaid(names, others)
     named = tuple(n.text for n in names)
     if any("recorder" in n.roles for n in recorders):  # the others named did not record
         others += tuple(n.text for n in names if n not in recorders and n.text not in others)
     if not recorders:
         return Team((), others, named) if others else None
+    recorders = _in_recording_order(text, names, recorders, writer.me_at)
+    said = any("recorder" in n.roles for n in recorders)
+    return Team(tuple(_one_name_each(recorders)), others, named, said=said)
+
+
+def _read_writer(text: str, names: list[_Name]) -> _Writer:
+    """What the message says of its writer. The writer's own name takes the roles the writer gives
+    themself ("I'm just the PI", "I didn't touch the rig"); when the writer recorded and no name is
+    theirs, the name that opens the message is."""
+    did_not = bool(_WRITER_DID_NOT_RE.search(text))
+    only_leads = bool(_WRITER_ONLY_LEADS_RE.search(text))
+    for n in names:
+        if "self" in n.roles and only_leads:
+            n.roles.add("lead")  # "This is Dr. Ifeoma Okafor … I'm just the PI"
+        if "self" in n.roles and did_not and "recorder" not in n.roles:
+            n.roles.add("not")  # "I'm the PI … I honestly didn't touch the rig"
+    by_others = any("by" in n.roles for n in names)  # "The session was run by my colleague Andrei Munteanu"
+    me_at = None if did_not else _writer_beside(text, names)
+    recorded = not did_not and (
+        me_at is not None
+        or bool(_WRITER_RECORDED_RE.search(text))
+        or (bool(_WE_RECORDED_RE.search(text)) and not by_others)
+    )
+    pair = bool(_PAIR_RE.search(text))
+    if (recorded or pair) and not any("self" in n.roles for n in names):
+        for n in names:
+            if "opening" in n.roles:
+                n.roles.add("self")  # "Sofia Andersson, Karolinska. … Recorded with Erik Nilsson"
+    return _Writer(recorded=recorded, me_at=me_at, pair=pair)
+
+
+def _said_to_record(text: str, names: list[_Name], writer: _Writer) -> list[_Name]:
+    """Those the words say recorded: a name said to record (and not said not to), the writer when
+    they say they recorded, a colleague the writer names as recording with them."""
+    return [
+        n
+        for n in names
+        if ("recorder" in n.roles and "not" not in n.roles)
+        or ("self" in n.roles and (writer.recorded or writer.pair) and not n.roles & _NOT_RECORDING)
+        or ("self" in n.roles and "not" not in n.roles and writer.recorded and _I_RECORDED_RE.search(text))
+        or ("self" in n.roles and writer.me_at is not None and not n.roles & {"uploader", "not"})
+        or ("colleague" in n.roles and writer.pair)
+    ]
+
+
+def _recorders_unsaid(names: list[_Name], others: tuple[str, ...]) -> tuple[list[_Name], tuple[str, ...]]:
+    """Who recorded when no words say it, and the others named then: the one the writer uploads for
+    (the writer is then one of the others), else the writer with those listed beside them, else the
+    names that open the message; no one when someone named as recording is said not to have."""
+    writers = [n for n in names if "self" in n.roles and not n.roles & _NOT_RECORDING]
+    helped = [n for n in names if "for" in n.roles and not n.roles & {"self", "lead", "not"}]
+    if helped:  # "I'm uploading this on behalf of Ahmed Haddad"
+        return helped, others + tuple(n.text for n in writers if n.text not in others)
+    if writers:
+        group = writers[0].group
+        return [n for n in names if n.group == group and not n.roles & _NOT_RECORDING], others
+    if any("recorder" in n.roles for n in names):
+        return [], others
+    opening = [n for n in names if "opening" in n.roles]
+    if opening and not any(n.roles & _NOT_RECORDING for n in opening):
+        return opening, others
+    return [], others
+
+
+def _in_recording_order(text: str, names: list[_Name], recorders: list[_Name], me_at: int | None) -> list[_Name]:
+    """The recorders (the writer's whole list when they say "both of us") in the order the message
+    gives them: the writer last after "… and me", where "I" stands when a clause puts them beside a name."""
     if _BOTH_OF_US_RE.search(text):  # "we are A and B from …, both of us recorded": the whole group
         groups = {n.group for n in recorders if "self" in n.roles}
-        recorders += [n for n in names if n.group in groups and n not in recorders and not n.roles & {"lead", "not"}]
-        recorders.sort(key=lambda n: n.start)
+        listed = [n for n in names if n.group in groups and n not in recorders and not n.roles & {"lead", "not"}]
+        recorders = sorted(recorders + listed, key=lambda n: n.start)
     if _AND_ME_RE.search(text):  # "Recorded by Dr. Jonah Weiss and myself": the writer last
-        recorders = [n for n in recorders if "self" not in n.roles] + [n for n in recorders if "self" in n.roles]
-    elif me_at is not None and me_at >= 0:  # "I'm Arjun Nair … Hyun-ji Choi and I recorded": where "I" stands
-        recorders.sort(key=lambda n: me_at if "self" in n.roles else n.start)
+        return [n for n in recorders if "self" not in n.roles] + [n for n in recorders if "self" in n.roles]
+    if me_at is not None and me_at >= 0:  # "I'm Arjun Nair … Hyun-ji Choi and I recorded": where "I" stands
+        return sorted(recorders, key=lambda n: me_at if "self" in n.roles else n.start)
+    return recorders
+
+
+def _one_name_each(recorders: list[_Name]) -> list[str]:
+    """The recorders' names, each person once: "I'm Mark, Mark Sullivan" names one person."""
     texts = list(dict.fromkeys(n.text for n in recorders))
-    words = [set(text.lower().split()) for text in texts]  # "I'm Mark, Mark Sullivan": one person
-    texts = [t for t, w in zip(texts, words, strict=True) if not any(w < other for other in words)]
-    return Team(tuple(texts), others, named, said=any("recorder" in n.roles for n in recorders))
+    words = [set(text.lower().split()) for text in texts]
+    return [t for t, w in zip(texts, words, strict=True) if not any(w < other for other in words)]
 
 
 def _writer_beside(text: str, names: list[_Name]) -> int | None:

@@ -713,26 +713,11 @@ def _read_roles(text: str, names: list[_Name]) -> None:
 
 
 def _read_group_roles(text: str, names: list[_Name]) -> None:
-    group = 0
-    for index, name in enumerate(names):
-        gap = text[names[index - 1].end : name.start] if index else ""
-        said_of_next = re.sub(r"\([^()]*\)|^[^()]*\)", "", gap)  # "(PI) and B" says PI of the one before
-        if index and _GROUP_GAP_RE.match(gap) and not _LEAD_IN_RE.search(said_of_next):  # "…, our PI Susan Whitaker"
-            name.group = names[index - 1].group
-        else:
-            group += 1
-            name.group = group
+    """The roles the words around each list of names give: those before or after the list give them
+    to every name in it, those right around a name to that name."""
+    _group_listed_names(text, names)
     clause_starts = [0] + [m.end() for m in _CLAUSE_END_RE.finditer(text)]
-    # "Quick one: Nicolás Paredes, …", "piglets! Chloé Marchand, …"
-    opening = re.match(r"[\W_]*(?:(?:[\w']+\s){0,2}[\w']+(?::|!+)\s+)?(?=[A-Z])", text)
-    opening_end = opening.end() if opening and opening.end() < 24 else 0
-    greeting = re.match(
-        r"[\W_]*(?:(?:hi|hello|hey|dear|greetings|good\s+\w+|bonjour|hola|ciao|hallo|salut|"
-        r"namaste|guten\s+tag|olá|ola|buongiorno|morning|hiya|yo)\b[\W_]*)*",
-        text,
-        _I,
-    )
-    opening_end = max(opening_end, greeting.end() if greeting else 0)
+    opening_end = _opening_end(text)
     for group_id in sorted({n.group for n in names}):
         members = [n for n in names if n.group == group_id]
         first, last = members[0], members[-1]
@@ -740,45 +725,11 @@ def _read_group_roles(text: str, names: list[_Name]) -> None:
         clause_end = next((m.start() for m in _CLAUSE_END_RE.finditer(text, last.end)), len(text))
         before = text[clause_start : first.start]
         after = text[last.end : clause_end]
-        signed = _SIGNED_AFTER_RE.match(text, last.end)
-        if (first.start <= opening_end + 1 or signed) and text[last.end :].strip(" .!"):  # a bare name answers
-            for n in members:
-                n.roles.add("opening")
-        if first.start and not text[last.end :].strip(" .!") and _PART_BEFORE_RE.search(text, 0, first.start):
-            for n in members:
-                n.roles.add("opening")  # "Bat CP-3, female, adult — Goethe University Frankfurt — Lena Vogt"
-        cue = _RECORDER_BEFORE_RE.search(before)
-        if cue and re.search(r"\bby\b", cue.group(), _I) and not re.search(r"\b(?:me|myself)\b", cue.group(), _I):
-            for n in members:
-                n.roles.add("by")  # named as the one something was done by
-        if _RECORDER_AFTER_RE.match(after) or cue:
-            for n in members:
-                n.roles.add("recorder")
+        of_the_list = _list_roles(text, first, last, before, after, opening_end)
+        for n in members:
+            n.roles |= of_the_list | _own_roles(text[clause_start : n.start], text[n.end : clause_end])
         if _UPLOADER_BEFORE_RE.search(before) or _UPLOADER_AFTER_RE.match(after):
             first.roles.add("uploader")
-        for n in members:
-            own_before = text[clause_start : n.start]
-            own_after = text[n.end : clause_end]
-            introduced = _SELF_BEFORE_RE.search(own_before[-60:])
-            if introduced or _SELF_AFTER_RE.match(own_after):
-                n.roles.add("self")
-            if introduced and _LEAD_IN_RE.search(introduced.group()):
-                n.roles.add("lead")  # "I'm the lab head here (Dr. Nathan Brooks"
-            if _FOR_BEFORE_RE.search(own_before[-60:]):
-                n.roles.add("for")
-            if _LEAD_BEFORE_RE.search(own_before[-40:]) or _LEAD_AFTER_RE.match(own_after):
-                n.roles.add("lead")
-            if _NOT_RECORDER_AFTER_RE.match(own_after):
-                n.roles.add("not")
-            if _COLLEAGUE_BEFORE_RE.search(own_before[-12:]):
-                n.roles.add("colleague")
-            own = re.match(r"^\s*\(([^()]*)\)", own_after)
-            if own and re.search(r"record|experimenter", own.group(1), _I) and not _NEGATED_RE.search(own.group(1)):
-                n.roles.add("recorder")
-            elif own and _OTHER_TASK_OWN_RE.search(own.group(1)) and _ONLY_RE.search(own.group(1)):
-                n.roles.add("not")  # "Dr. Arjun Mehta (surgeon, did the implant only)"
-            if _OTHER_TASK_AFTER_RE.match(own_after) or _OTHER_TASK_BY_RE.search(own_before[-80:]):
-                n.roles.add("not")  # "Selin Kaya did the surgery", "Histology was done by Carmen Ruiz"
         if _MY_NAME_RE.search(text) and len({n.group for n in names}) == 1:
             first.roles.add("self")  # "Typo in my name, it's Jürgen with an umlaut: Jürgen Weber"
         if _EXPERIMENTER_NAMED_RE.search(before) and not first.roles & {"lead", "not"}:
@@ -791,3 +742,76 @@ def _read_group_roles(text: str, names: list[_Name]) -> None:
         ):
             for n in members:
                 n.roles.discard("lead")  # "Prof. A (PI) and B did the recordings together"
+
+
+def _group_listed_names(text: str, names: list[_Name]) -> None:
+    """Numbers the lists the names stand in: names joined by "and", "&" or a comma ("A and B", "A (PhD
+    student) & B") share a group, unless the words between lead in a new role ("…, our PI Susan Whitaker")."""
+    group = 0
+    for index, name in enumerate(names):
+        gap = text[names[index - 1].end : name.start] if index else ""
+        said_of_next = re.sub(r"\([^()]*\)|^[^()]*\)", "", gap)  # "(PI) and B" says PI of the one before
+        if index and _GROUP_GAP_RE.match(gap) and not _LEAD_IN_RE.search(said_of_next):  # "…, our PI Susan Whitaker"
+            name.group = names[index - 1].group
+        else:
+            group += 1
+            name.group = group
+
+
+def _opening_end(text: str) -> int:
+    """Where the words that open the message end: a greeting, or a short lead-in before a name."""
+    # "Quick one: Nicolás Paredes, …", "piglets! Chloé Marchand, …"
+    opening = re.match(r"[\W_]*(?:(?:[\w']+\s){0,2}[\w']+(?::|!+)\s+)?(?=[A-Z])", text)
+    opening_end = opening.end() if opening and opening.end() < 24 else 0
+    greeting = re.match(
+        r"[\W_]*(?:(?:hi|hello|hey|dear|greetings|good\s+\w+|bonjour|hola|ciao|hallo|salut|"
+        r"namaste|guten\s+tag|olá|ola|buongiorno|morning|hiya|yo)\b[\W_]*)*",
+        text,
+        _I,
+    )
+    return max(opening_end, greeting.end() if greeting else 0)
+
+
+def _list_roles(text: str, first: _Name, last: _Name, before: str, after: str, opening_end: int) -> set[str]:
+    """The roles the words around a list give every name in it: it opens or signs the message, it is
+    named as the one something was done by, or as recording."""
+    roles: set[str] = set()
+    signed = _SIGNED_AFTER_RE.match(text, last.end)
+    if (first.start <= opening_end + 1 or signed) and text[last.end :].strip(" .!"):  # a bare name answers
+        roles.add("opening")
+    if first.start and not text[last.end :].strip(" .!") and _PART_BEFORE_RE.search(text, 0, first.start):
+        roles.add("opening")  # "Bat CP-3, female, adult — Goethe University Frankfurt — Lena Vogt"
+    cue = _RECORDER_BEFORE_RE.search(before)
+    if cue and re.search(r"\bby\b", cue.group(), _I) and not re.search(r"\b(?:me|myself)\b", cue.group(), _I):
+        roles.add("by")  # named as the one something was done by
+    if _RECORDER_AFTER_RE.match(after) or cue:
+        roles.add("recorder")
+    return roles
+
+
+def _own_roles(own_before: str, own_after: str) -> set[str]:
+    """The roles the words right around one name give it (`own_before` from its clause's start,
+    `own_after` to its clause's end): the writer, a lead, the one uploaded for, a colleague, one who
+    recorded or who only did another part of the work."""
+    roles: set[str] = set()
+    introduced = _SELF_BEFORE_RE.search(own_before[-60:])
+    if introduced or _SELF_AFTER_RE.match(own_after):
+        roles.add("self")
+    if introduced and _LEAD_IN_RE.search(introduced.group()):
+        roles.add("lead")  # "I'm the lab head here (Dr. Nathan Brooks"
+    if _FOR_BEFORE_RE.search(own_before[-60:]):
+        roles.add("for")
+    if _LEAD_BEFORE_RE.search(own_before[-40:]) or _LEAD_AFTER_RE.match(own_after):
+        roles.add("lead")
+    if _NOT_RECORDER_AFTER_RE.match(own_after):
+        roles.add("not")
+    if _COLLEAGUE_BEFORE_RE.search(own_before[-12:]):
+        roles.add("colleague")
+    own = re.match(r"^\s*\(([^()]*)\)", own_after)
+    if own and re.search(r"record|experimenter", own.group(1), _I) and not _NEGATED_RE.search(own.group(1)):
+        roles.add("recorder")
+    elif own and _OTHER_TASK_OWN_RE.search(own.group(1)) and _ONLY_RE.search(own.group(1)):
+        roles.add("not")  # "Dr. Arjun Mehta (surgeon, did the implant only)"
+    if _OTHER_TASK_AFTER_RE.match(own_after) or _OTHER_TASK_BY_RE.search(own_before[-80:]):
+        roles.add("not")  # "Selin Kaya did the surgery", "Histology was done by Carmen Ruiz"
+    return roles

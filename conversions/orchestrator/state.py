@@ -192,7 +192,7 @@ class UserMessage(Frozen):
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
 
-# The API's schema documents these in this order (conversions/api.py, ActionIn).
+# The API documents these in this order (conversions/api/schemas.py, ActionIn).
 class UserActionName(StrEnum):
     """What a user can do to a session besides writing a message: the page's buttons, and the
     actions the API takes."""

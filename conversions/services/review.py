@@ -15,7 +15,6 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
@@ -83,8 +82,8 @@ def reassign(*, session: ConversionSession, user: User, new_owner_id: int | str,
     _require_staff(user)
     note = _note_text(note, required=False)
     try:
-        new_owner = get_user_model().objects.get(pk=int(new_owner_id), is_active=True)
-    except (ValueError, TypeError, get_user_model().DoesNotExist):
+        new_owner = User.objects.get(pk=int(new_owner_id), is_active=True)
+    except (ValueError, TypeError, User.DoesNotExist):
         raise BadRequest("Choose the new owner among the lab's members.") from None
     with transaction.atomic():
         locked = ConversionSession.objects.select_for_update().select_related("owner", "lab").get(id=session.id)

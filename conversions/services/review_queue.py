@@ -306,9 +306,9 @@ def reasons_of(session: QueuedSession, *, now: datetime | None = None) -> list[Q
     """The reasons an annotated session (from `review_queue`) is in the queue, in words."""
     now = now or timezone.now()
     reasons: list[QueueReason] = []
-    if getattr(session, "flagged", False):
+    if session.flagged:
         reasons.append(QueueReason(Reason.FLAGGED, REASON_LABELS[Reason.FLAGGED], session.review_reason or "flagged"))
-    if getattr(session, "failing", False):
+    if session.failing:
         count = session.failed_attempts
         detail = f"{count} failed attempt{'s' if count != 1 else ''}"
         if (session.latest_deliveries or 0) >= settings.JOB_MAX_RUNS:
@@ -316,13 +316,13 @@ def reasons_of(session: QueuedSession, *, now: datetime | None = None) -> list[Q
         if session.latest_error:
             detail += f": {session.latest_error}"
         reasons.append(QueueReason(Reason.FAILING, REASON_LABELS[Reason.FAILING], detail))
-    if getattr(session, "running_long", False):
+    if session.running_long:
         started = session.latest_started
         heartbeat = session.latest_heartbeat
         detail = f"attempt {session.latest_number} running for {_ago(started, now)}"
         detail += f"; last sign of life {_ago(heartbeat, now)} ago" if heartbeat else "; its worker never reported"
         reasons.append(QueueReason(Reason.RUNNING_LONG, REASON_LABELS[Reason.RUNNING_LONG], detail))
-    if getattr(session, "waiting_long", False):
+    if session.waiting_long:
         queued = session.latest_queued
         detail = f"attempt {session.latest_number} queued {_ago(queued, now)} ago, no worker has taken it"
         reasons.append(QueueReason(Reason.WAITING_LONG, REASON_LABELS[Reason.WAITING_LONG], detail))

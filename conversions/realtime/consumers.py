@@ -36,6 +36,7 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         if catch_up is None:
             await self._refuse(CLOSE_NOT_FOUND)
             return
+        self.user, self.session_id = user, session_id
         self.group = notify.group_name(session_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
@@ -57,7 +58,21 @@ class SessionConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json({"type": "error", "detail": "Send messages with POST /api/sessions/{id}/messages."})
 
     async def session_event(self, message: dict[str, Any]) -> None:
-        await self.send_json(message["event"])
+        event = message["event"]
+        await self.send_json(event)
+        if event["type"] == "session" and not await self._may_see():
+            # Handed to someone else (a reviewer reassigned it): whoever may no longer see the
+            # session is told who has it, then hears nothing more of it.
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.close(code=CLOSE_NOT_FOUND)
+
+    @database_sync_to_async
+    def _may_see(self) -> bool:
+        try:
+            sessions.get_session(self.user, self.session_id)
+        except NotFound:
+            return False
+        return True
 
     def _after(self) -> int:
         query = parse_qs(self.scope.get("query_string", b"").decode())

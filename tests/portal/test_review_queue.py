@@ -512,6 +512,34 @@ async def test_notes_and_reassignment_reach_the_open_page_live(live_world: World
         events = [await communicator.receive_json_from(timeout=5) for _ in range(3)]
         assert [e["type"] for e in events] == ["message", "status", "session"]
         assert events[2]["owner"] == "ben"
+        # Ada may no longer see the session: her page is closed as "not found", and hears nothing more.
+        assert await communicator.receive_output(timeout=5) == {"type": "websocket.close", "code": 4404}
+    finally:
+        await communicator.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_lab_manager_watching_a_reassigned_session_keeps_it(live_world: World) -> None:
+    from asgiref.sync import sync_to_async
+    from channels.testing import WebsocketCommunicator
+
+    from nwbportal.asgi import application
+
+    session = await sync_to_async(_session)(live_world)
+    headers = [(b"authorization", f"Token {live_world.tokens['mia']}".encode())]
+    communicator = WebsocketCommunicator(application, f"/ws/sessions/{session.id}/", headers=headers)
+    connected, _ = await communicator.connect()
+    assert connected
+    try:
+        while (await communicator.receive_json_from(timeout=5))["type"] != "status":
+            pass
+        await sync_to_async(review.reassign)(
+            session=session, user=live_world.users["staff"], new_owner_id=live_world.users["ben"].pk
+        )
+        events = [await communicator.receive_json_from(timeout=5) for _ in range(3)]
+        assert [e["type"] for e in events] == ["message", "status", "session"]
+        await sync_to_async(review.post_note)(session=session, user=live_world.users["staff"], text="Still yours, Mia.")
+        assert (await communicator.receive_json_from(timeout=5))["message"]["text"] == "Still yours, Mia."
     finally:
         await communicator.disconnect()
 

@@ -6,7 +6,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.template.loader import render_to_string
 from django.utils.text import slugify
 from ninja import Router
@@ -81,7 +81,7 @@ def _report_name(session: ConversionSession) -> str:
 )
 def attempt_tree(request: AuthenticatedHttpRequest, session_id: uuid.UUID, number: int) -> HttpResponse:
     """The groups and datasets of an attempt's NWB file (see conversions.nwb.tree.nwb_tree)."""
-    return _tree(request, _attempt_file(request, session_id, number))
+    return _tree(_attempt_file(request, session_id, number))
 
 
 @router.get(
@@ -109,7 +109,7 @@ def attempt_plot(
     url_name="session_preview_tree",
 )
 def preview_tree(request: AuthenticatedHttpRequest, session_id: uuid.UUID, number: int) -> HttpResponse:
-    return _tree(request, _preview_file(request, session_id, number))
+    return _tree(_preview_file(request, session_id, number))
 
 
 @router.get(
@@ -155,7 +155,7 @@ def _existing(path: Path, what: str) -> Path:
     return path
 
 
-def _tree(request: HttpRequest, path: Path) -> HttpResponse:
+def _tree(path: Path) -> HttpResponse:
     try:
         tree = nwb_tree(path)
     except UnreadableFile as error:

@@ -138,3 +138,13 @@ def test_a_session_left_waiting_too_long_is_closed_and_says_how_to_resume(live_w
     assert "waited 72 hours" in old.messages.last().text and "retry" in old.messages.last().text
     assert recent.status == "awaiting_approval"
     assert finished.status == "completed"
+
+
+def test_only_housekeeping_tasks_are_queued_outside_the_outbox() -> None:
+    """A conversion, a detection or a validation always goes through the outbox (which keeps it until
+    the broker takes it); start_housekeeping refuses them."""
+    from conversions.services import outbox
+
+    for task in ("convert_attempt", "detect_recording", "validate_attempt", "preview_recording"):
+        with pytest.raises(ValueError, match="not a housekeeping task"):
+            outbox.start_housekeeping(task)

@@ -3,8 +3,10 @@ staff actions on it, the email to staff, and who may see or do any of it."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -484,22 +486,32 @@ def test_retry_runs_the_conversion_again_on_a_real_worker(
     shutil.rmtree(session.directory, ignore_errors=True)
 
 
-@pytest.mark.django_db(transaction=True)
-async def test_notes_and_reassignment_reach_the_open_page_live(live_world: World) -> None:
-    from asgiref.sync import sync_to_async
+@contextlib.asynccontextmanager
+async def _open_page(world: World, who: str, session: ConversionSession) -> AsyncIterator[Any]:
+    """The session's websocket as `who`'s open page has it, past the catch-up (the greeting, then
+    the status)."""
     from channels.testing import WebsocketCommunicator
 
     from nwbportal.asgi import application
 
-    session = await sync_to_async(_session)(live_world)
-    headers = [(b"authorization", f"Token {live_world.tokens['ada']}".encode())]
+    headers = [(b"authorization", f"Token {world.tokens[who]}".encode())]
     communicator = WebsocketCommunicator(application, f"/ws/sessions/{session.id}/", headers=headers)
     connected, _ = await communicator.connect()
     assert connected
     try:
         while (await communicator.receive_json_from(timeout=5))["type"] != "status":
-            pass  # the catch-up: the greeting, then the status
+            pass
+        yield communicator
+    finally:
+        await communicator.disconnect()
 
+
+@pytest.mark.django_db(transaction=True)
+async def test_notes_and_reassignment_reach_the_open_page_live(live_world: World) -> None:
+    from asgiref.sync import sync_to_async
+
+    session = await sync_to_async(_session)(live_world)
+    async with _open_page(live_world, "ada", session) as communicator:
         await sync_to_async(review.post_note)(session=session, user=live_world.users["staff"], text="Hello from staff.")
         note = await communicator.receive_json_from(timeout=5)
         assert note["type"] == "message" and note["message"]["role"] == "reviewer"
@@ -514,25 +526,14 @@ async def test_notes_and_reassignment_reach_the_open_page_live(live_world: World
         assert events[2]["owner"] == "ben"
         # Ada may no longer see the session: her page is closed as "not found", and hears nothing more.
         assert await communicator.receive_output(timeout=5) == {"type": "websocket.close", "code": 4404}
-    finally:
-        await communicator.disconnect()
 
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_lab_manager_watching_a_reassigned_session_keeps_it(live_world: World) -> None:
     from asgiref.sync import sync_to_async
-    from channels.testing import WebsocketCommunicator
-
-    from nwbportal.asgi import application
 
     session = await sync_to_async(_session)(live_world)
-    headers = [(b"authorization", f"Token {live_world.tokens['mia']}".encode())]
-    communicator = WebsocketCommunicator(application, f"/ws/sessions/{session.id}/", headers=headers)
-    connected, _ = await communicator.connect()
-    assert connected
-    try:
-        while (await communicator.receive_json_from(timeout=5))["type"] != "status":
-            pass
+    async with _open_page(live_world, "mia", session) as communicator:
         await sync_to_async(review.reassign)(
             session=session, user=live_world.users["staff"], new_owner_id=live_world.users["ben"].pk
         )
@@ -540,8 +541,6 @@ async def test_a_lab_manager_watching_a_reassigned_session_keeps_it(live_world: 
         assert [e["type"] for e in events] == ["message", "status", "session"]
         await sync_to_async(review.post_note)(session=session, user=live_world.users["staff"], text="Still yours, Mia.")
         assert (await communicator.receive_json_from(timeout=5))["message"]["text"] == "Still yours, Mia."
-    finally:
-        await communicator.disconnect()
 
 
 # --- who may see and do it ----------------------------------------------------------------------

@@ -15,6 +15,7 @@ returned as an `AppliedFix` so the user sees it.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import inspect
 import os
@@ -22,7 +23,7 @@ import re
 import traceback
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -38,6 +39,7 @@ from .errors import ConversionCancelled, ConversionFailed
 from .fastwrite import WRITERS, default_threads, write_nwbfile
 from .fields import FIELDS, Placement
 from .naming import session_label, temporary_path_for
+from .parts import needs_behaviour_start, restricted, split_choice
 from .quantities import describe_duration
 
 if TYPE_CHECKING:
@@ -56,6 +58,8 @@ class ConversionResult:
     applied_fixes: tuple[AppliedFix, ...] = ()
     # A stub conversion: a preview of the file's structure and metadata, never to be validated as final.
     preview: bool = False
+    # Files placed beside the NWB file, which it links to (videos, under "<stem>_video/").
+    beside: tuple[Path, ...] = ()
 
 
 # Memory per write buffer: ~0.1 GB keeps a worker near 0.5 GB peak (FIELD-NOTES), while 5 % of a
@@ -115,28 +119,43 @@ def convert_recording(
     threads = threads or _threads_from_environment()
     chosen = tuple(stream_ids) or detection.default_streams
     streams = [detection.stream(stream_id) for stream_id in chosen]  # KeyError: a caller bug, not user data
-    supported = format_handler(detection.format)
-    if supported is None:
-        raise ValueError(f"no converter for format {detection.format!r}")
+    groups = split_choice(detection, chosen)
+    (main_key, main_ids), *part_groups = groups.items()
+    supported = format_handler(main_key)
+    if supported is None or any(format_handler(key) is None for key, _ in part_groups):
+        raise ValueError(f"no converter for format {main_key!r} or one of {[key for key, _ in part_groups]}")
     zone = _zone(timezone)
     _refuse_changed_files(source_root, streams)
+    behaviour_start = _behaviour_start(detection, chosen, metadata)
+    detection = _with_pose_rate(detection, chosen, metadata)
     temporary = temporary_path_for(output_path)
-    total_bytes = sum(stream.size_bytes for stream in streams) or 1
+    # A video is linked, not written: it weighs nothing in the progress.
+    written = {stream.id: 0 if stream.kind == "video" else stream.size_bytes for stream in streams}
+    total_bytes = sum(written.values()) or 1
     tracker = _ProgressTracker(
-        weights={stream.id: stream.size_bytes / total_bytes for stream in streams},
+        weights={stream_id: size / total_bytes for stream_id, size in written.items()},
         on_progress=on_progress,
         should_stop=should_stop,
     )
     file_names = _data_file_names(streams)
+    placed: list[Path] = []
 
     on_progress(0.0)
     tracker.check_stop()
     output_path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with supported.open_for_reading(source_root, detection, chosen) as view:
+        with ExitStack() as views:
+            view = views.enter_context(
+                supported.open_for_reading(source_root, restricted(detection, main_key), main_ids)
+            )
             with _failure_as("reading", file_names):
-                converter = supported.build_converter(view, chosen)
-                base_metadata = converter.get_metadata()
+                converter = supported.build_converter(view, main_ids)
+                parts = [
+                    _open_part(views, source_root, detection, key, ids, supported_part)
+                    for key, ids in part_groups
+                    if (supported_part := format_handler(key)) is not None
+                ]
+                base_metadata, from_parts = _with_parts_metadata(converter.get_metadata(), parts)
                 recordings = _electrode_recordings(converter)
                 nwb_metadata, descriptions = _neuroconv_metadata(
                     base_metadata,
@@ -147,21 +166,30 @@ def convert_recording(
                     system=detection.format_label,
                     preview=stub,
                 )
-                _validate_metadata(converter, nwb_metadata, metadata)
+                _validate_metadata(converter, _without(nwb_metadata, from_parts), metadata)
                 location = str(_given(metadata, "location") or "").strip()
                 if location:
                     # Before a preview shortens the recordings: their shortened copies keep the property.
                     _locate_channels(recordings, base_metadata, location)
-            conversion_options = _conversion_options(supported, streams, tracker, converter, stub=stub)
+            conversion_options = _conversion_options(
+                supported, [s for s in streams if s.id in main_ids], tracker, converter, stub=stub
+            )
             tracker.check_stop()  # the last chance for formats that report nothing until the write ends
             with _failure_as("converting", file_names):
                 nwbfile = converter.create_nwbfile(metadata=nwb_metadata, conversion_options=conversion_options)
+                for part in parts:
+                    tracker.check_stop()
+                    _add_part(part, nwbfile, nwb_metadata, converter, behaviour_start, output_path, placed, stub=stub)
+                    for stream_id in part.data_interface_objects:
+                        tracker.stream_done(stream_id, 1.0)
                 applied = tuple(description.fix for description in descriptions if description.is_in(nwbfile))
                 _write(nwbfile, temporary, writer=writer, threads=threads, tracker=tracker)
         tracker.check_stop()
         os.replace(temporary, output_path)
     except BaseException:
         temporary.unlink(missing_ok=True)
+        for path in placed:
+            path.unlink(missing_ok=True)
         raise
     on_progress(100.0)
     return ConversionResult(
@@ -171,7 +199,115 @@ def convert_recording(
         streams=chosen,
         applied_fixes=applied,
         preview=stub,
+        beside=tuple(placed),
     )
+
+
+def _behaviour_start(detection: Detection, chosen: Sequence[str], metadata: Mapping[str, Any]) -> float | None:
+    """When the camera started, in seconds after the recording, where the choice needs it: refused
+    plainly when the user has not said (a video is never assumed to start with the recording)."""
+    value = _given(metadata, "behaviour_start_s")
+    if not needs_behaviour_start(detection, chosen):
+        return None
+    if value is None:
+        raise ConversionFailed(
+            "When did the video start? Say how many seconds after the recording started the camera started "
+            "(0 if they started together), so the video and the pose can be placed on the recording's clock.",
+            detail="behaviour_start_s is needed to combine video or pose with a recording",
+        )
+    return float(value)
+
+
+def _with_pose_rate(detection: Detection, chosen: Sequence[str], metadata: Mapping[str, Any]) -> Detection:
+    """The detection with the frame rate the user gave (`pose_rate_hz`) for the chosen pose files
+    that do not say theirs; refused plainly when one is still unknown."""
+    rates = dict(detection.file_metadata.get("pose_rates", {}))
+    unknown = [stream_id for stream_id in chosen if stream_id in rates and not rates[stream_id]]
+    if not unknown:
+        return detection
+    given = _given(metadata, "pose_rate_hz")
+    if given is None:
+        names = ", ".join(detection.stream(stream_id).files[0] for stream_id in unknown)
+        raise ConversionFailed(
+            f"The frame rate of {names} is not known, so its frames cannot be placed in time. Give the frame rate of "
+            "the video the pose was tracked in (e.g. 30 frames per second).",
+            detail=f"pose_rate_hz is needed for {unknown}",
+        )
+    rates.update({stream_id: float(given) for stream_id in unknown})
+    return dataclasses.replace(detection, file_metadata={**detection.file_metadata, "pose_rates": rates})
+
+
+def _open_part(
+    views: ExitStack, source_root: Path, detection: Detection, key: str, ids: Sequence[str], supported: SupportedFormat
+) -> NWBConverter:
+    view = views.enter_context(supported.open_for_reading(source_root, restricted(detection, key), ids))
+    return supported.build_converter(view, ids)
+
+
+def _with_parts_metadata(metadata: Any, parts: Sequence[NWBConverter]) -> tuple[Any, set[tuple[str, ...]]]:
+    """The recording's metadata with what each part adds (units' columns, cameras, skeletons), and
+    where the parts added entries the recording's converter does not know (its schema refuses them)."""
+    from neuroconv.utils import dict_deep_update
+
+    added: set[tuple[str, ...]] = set()
+    for part in parts:
+        part_metadata = part.get_metadata()
+        part_metadata.pop("NWBFile", None)
+        for key, value in part_metadata.items():
+            if key not in metadata:
+                added.add((key,))
+            elif isinstance(value, Mapping) and isinstance(metadata[key], Mapping):
+                added.update((key, sub) for sub in value if sub not in metadata[key])
+        metadata = dict_deep_update(metadata, part_metadata)
+    return metadata, added
+
+
+def _without(metadata: Mapping[str, Any], paths: set[tuple[str, ...]]) -> dict[str, Any]:
+    """A copy of the metadata without the entries at `paths` (one or two keys deep)."""
+    copy = {key: dict(value) if isinstance(value, Mapping) else value for key, value in metadata.items()}
+    for path in paths:
+        if len(path) == 1:
+            copy.pop(path[0], None)
+        elif isinstance(copy.get(path[0]), dict):
+            copy[path[0]].pop(path[1], None)
+    return copy
+
+
+def _add_part(
+    part: NWBConverter,
+    nwbfile: NWBFile,
+    metadata: dict[str, Any],
+    converter: NWBConverter,
+    behaviour_start: float | None,
+    output_path: Path,
+    placed: list[Path],
+    *,
+    stub: bool,
+) -> None:
+    """Add one part's interfaces to the file, each placed on the session's clock first: a sorting
+    where the recording starts (its first sample, which a reader may place after 0), a video or pose
+    where the user said the camera started after it (at 0 without a recording)."""
+    recording_start = _recording_start(converter)
+    for interface in part.data_interface_objects.values():
+        if hasattr(interface, "sorting_extractor"):
+            interface.set_aligned_starting_time(recording_start)
+        else:
+            camera_start = 0.0 if behaviour_start is None else recording_start + behaviour_start
+            interface.set_aligned_starting_time(camera_start)
+        if hasattr(interface, "output_path"):
+            interface.output_path = output_path
+        options = {"stub_test": True} if stub and _takes_stub_test(interface) else {}
+        interface.add_to_nwbfile(nwbfile, metadata=metadata, **options)
+        placed.extend(getattr(interface, "placed", ()))
+
+
+def _recording_start(converter: NWBConverter) -> float:
+    """Where the recording's first sample sits on the file's clock (0 unless the reader gives a start)."""
+    for recording in _electrode_recordings(converter):
+        start = getattr(recording, "get_start_time", None)
+        if start is not None:
+            return float(start(segment_index=0))
+    return 0.0
 
 
 def build_backend_configuration(nwbfile: NWBFile) -> HDF5BackendConfiguration:

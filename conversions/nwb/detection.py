@@ -44,6 +44,7 @@ from .formats.base import (
     stream_facts,
 )
 from .formats.by_choice import choosable_format
+from .parts import combine, restricted, split_choice
 
 __all__ = [
     "SUPPORTED_FORMATS",
@@ -81,29 +82,36 @@ def detect_format(root: Path, *, format_key: str | None = None) -> Detection:
         supported = format_handler(format_key)
         if supported is None:
             raise ValueError(f"unknown format {format_key!r}; known: {', '.join(SUPPORTED_FORMATS)}, neuroconv:<Name>")
-        return supported.inspect(root, files)
+        if supported.companion:
+            return supported.inspect(root, files)
+        parts = _parts(root, files)
+        taken = {name for part in parts for stream in part.streams for name in stream.files}
+        chosen = supported.inspect(root, [name for name in files if name not in taken])
+        return combine(chosen, *parts) if parts else chosen
     claimants = [supported for supported in SUPPORTED_FORMATS.values() if supported.claims(files)]
     if not claimants:
         raise RecordingProblem(_not_recognised_message(files), detail=f"files: {files}")
-    found: list[Detection] = []
-    problems: list[tuple[SupportedFormat, RecordingProblem]] = []
-    for supported in claimants:
-        try:
-            found.append(supported.inspect(root, files))
-        except RecordingProblem as problem:
-            problems.append((supported, problem))
+    # The parts of an experiment first: the files they read are then not the recording's to claim.
+    found, problems = _inspect_all(root, files, [supported for supported in claimants if supported.companion])
+    parts = list(found)
+    taken = {name for part in parts for stream in part.streams for name in stream.files}
+    rest = [name for name in files if name not in taken]
+    recording_claimants = [supported for supported in claimants if not supported.companion and supported.claims(rest)]
+    recordings, recording_problems = _inspect_all(root, rest, recording_claimants) if rest else ([], [])
+    problems += recording_problems
+    found = [combine(*recordings, *parts)] if parts and len(recordings) <= 1 else [*recordings, *parts]
     if len(found) > 1:
-        labels = [detection.format_label for detection in found]
+        labels = [detection.format_label for detection in recordings]
         raise AmbiguousRecording(
             f"These files hold recordings in more than one format: {in_words(labels)}. Say which one "
             "to convert, or upload each recording on its own.",
-            candidates=tuple(detection.format for detection in found),
+            candidates=tuple(detection.format for detection in recordings),
         )
     if found:
         (detection,) = found
         notes = [
-            f"Some files also look like a recording in {supported.label} format, which could not be read and "
-            f"was left out: {problem.user_message}"
+            f"Some files also look like {_format_words(supported)}, which could not be read and was left out: "
+            f"{problem.user_message}"
             for supported, problem in problems
         ]
         return dataclasses.replace(detection, notes=(*detection.notes, *notes)) if notes else detection
@@ -137,8 +145,9 @@ def validate_stream_choice(detection: Detection, stream_ids: Sequence[str]) -> N
             f"The choice names {in_words(repeated)} more than once; name each stream once.",
             detail=f"stream ids {list(stream_ids)}",
         )
-    check_choice, _ = _choice_rules(detection)
-    check_choice(detection, tuple(stream_ids) or detection.default_streams)
+    for key, ids in split_choice(detection, tuple(stream_ids) or detection.default_streams).items():
+        check_choice, _ = _choice_rules(detection, key)
+        check_choice(restricted(detection, key), ids)
 
 
 def facts_for_streams(detection: Detection, stream_ids: Sequence[str]) -> dict[str, Any]:
@@ -149,17 +158,51 @@ def facts_for_streams(detection: Detection, stream_ids: Sequence[str]) -> dict[s
     `validate_stream_choice` refuses, which has no such facts (e.g. two start times).
     """
     validate_stream_choice(detection, stream_ids)
-    _, facts = _choice_rules(detection)
-    found = facts(detection, tuple(stream_ids) or detection.default_streams)
-    return {key: found[key] for key in FACT_KEYS}
+    groups = split_choice(detection, tuple(stream_ids) or detection.default_streams)
+    # The recording's facts when it is chosen (its group comes first), else the first part's.
+    key, ids = next(iter(groups.items()))
+    _, facts = _choice_rules(detection, key)
+    found = facts(restricted(detection, key), ids)
+    return {name: found[name] for name in FACT_KEYS}
 
 
-def _choice_rules(detection: Detection) -> tuple[ChoiceCheck, ChoiceFacts]:
+def _format_words(supported: SupportedFormat) -> str:
+    return supported.label if supported.companion else f"a recording in {supported.label} format"
+
+
+def _inspect_all(
+    root: Path, files: Sequence[str], formats: Sequence[SupportedFormat]
+) -> tuple[list[Detection], list[tuple[SupportedFormat, RecordingProblem]]]:
+    found: list[Detection] = []
+    problems: list[tuple[SupportedFormat, RecordingProblem]] = []
+    for supported in formats:
+        try:
+            found.append(supported.inspect(root, files))
+        except RecordingProblem as problem:
+            problems.append((supported, problem))
+    return found, problems
+
+
+def _parts(root: Path, files: Sequence[str]) -> list[Detection]:
+    """The parts of an experiment (sorting, pose, video) an upload holds beside the recording chosen
+    by name; a part that cannot be read is left out here (detection without a choice reports it)."""
+    found = []
+    for supported in SUPPORTED_FORMATS.values():
+        if supported.companion and supported.claims(files):
+            try:
+                found.append(supported.inspect(root, files))
+            except RecordingProblem:
+                continue
+    return found
+
+
+def _choice_rules(detection: Detection, format_key: str | None = None) -> tuple[ChoiceCheck, ChoiceFacts]:
     """The format's `check_choice` and `facts`, taken without building the handler of a neuroconv
     interface the user chose (that imports neuroconv, which the web process must not pay for)."""
-    if detection.format.startswith(by_choice.CHOICE_PREFIX):
+    key = format_key or detection.format
+    if key.startswith(by_choice.CHOICE_PREFIX):
         return by_choice.check_choice, by_choice.choice_facts
-    supported = SUPPORTED_FORMATS.get(detection.format)
+    supported = SUPPORTED_FORMATS.get(key)
     if supported is None:
         return accept_any_choice, stream_facts
     return supported.check_choice, supported.facts

@@ -27,6 +27,9 @@ _FORMAT_MODULES = (
     "neuralynx",
     "spike2",
     "edf",
+    "sorting",
+    "pose",
+    "video",
 )
 
 

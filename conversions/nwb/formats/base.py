@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 # "auxiliary": other inputs recorded alongside (NI-DAQ or ADC inputs, sync, accelerometer, supply
 #   voltage, flow, triggers), offered as optional extras.
 # "spikes": spike times (sorted units, or threshold crossings detected online), not a sampled signal.
-StreamKind = Literal["neural", "auxiliary", "spikes"]
+# "pose": body parts tracked in a video (DeepLabCut, SLEAP), on the video's frame clock.
+# "video": a behaviour video, linked from the NWB file and kept beside it.
+StreamKind = Literal["neural", "auxiliary", "spikes", "pose", "video"]
 STREAM_KINDS: tuple[StreamKind, ...] = get_args(StreamKind)
 
 # The facts `Detection.file_metadata` gives for the default streams, and `facts` for any choice.
@@ -228,8 +230,11 @@ class SupportedFormat:
     # (icephys series, sorted units), so progress goes from 0 to 100 around the write.
     progress: Literal["chunked", "whole"] = "chunked"
     # DANDI's modality part of the file name: "ecephys" for extracellular data and sorted units,
-    # "icephys" for patch clamp.
-    modality: Literal["ecephys", "icephys"] = "ecephys"
+    # "icephys" for patch clamp, "behavior" for pose, "image" for video.
+    modality: Literal["ecephys", "icephys", "behavior", "image"] = "ecephys"
+    # A part of an experiment that joins a recording in one file (a sorting, pose, a video): when an
+    # upload holds a recording and such parts, detection offers them together (`detection.combine`).
+    companion: bool = False
 
 
 @contextmanager

@@ -1,0 +1,270 @@
+"""A session's parts beside its recording: spike sorting, pose and video, alone and combined, on real files."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pynwb import NWBHDF5IO
+
+from conversions.nwb.conversion import convert_recording
+from conversions.nwb.detection import detect_format, facts_for_streams, validate_stream_choice
+from conversions.nwb.errors import ConversionFailed
+from conversions.nwb.formats.pose import read_pickle_safely
+from conversions.nwb.formats.sorting import main_channels, read_folder, read_params
+from conversions.nwb.parts import needs_behaviour_start, owner, timing
+
+from .conftest import real_recording
+
+METADATA = {
+    "session_start_time": "2024-03-15T14:30:00",
+    "experimenter": ["Smith, Jane"],
+    "institution": "MIT",
+    "experiment_description": "Neuropixels recording with behaviour",
+    "subject_id": "mouse001",
+    "species": "Mus musculus",
+    "sex": "M",
+    "age": "P90D",
+}
+DLC_H5 = "golden_mouseDLC_dlcrnetms5_golden_mouseOct19shuffle1_2000.h5"
+
+
+def _upload(tmp_path: Path, **folders: str) -> Path:
+    """An upload of real folders and files (linked, never copied), each under the name given."""
+    root = tmp_path / "upload"
+    root.mkdir()
+    for name, relative in folders.items():
+        source = real_recording(relative)
+        if source.is_dir():
+            shutil.copytree(source, root / name, copy_function=os.symlink)
+        else:
+            os.symlink(source, root / name)
+    return root
+
+
+def _read(path: Path):
+    import ndx_pose  # noqa: F401  # registers the pose types for reading
+
+    warnings.simplefilter("ignore")
+    return NWBHDF5IO(path, "r")
+
+
+def test_kilosort4_keeps_every_unit_with_its_label_once(tmp_path):
+    detection = detect_format(real_recording("kilosort/kilosort4"))
+    (stream,) = detection.streams
+    assert (detection.format, stream.kind, stream.sampling_rate_hz) == ("sorting", "spikes", 30000.0)
+    assert stream.label == "spike sorting (Kilosort 4, 403 units: 253 good, 150 mua)"
+    result = convert_recording(
+        source_root=real_recording("kilosort/kilosort4"),
+        detection=detection,
+        stream_ids=(),
+        metadata=METADATA,
+        timezone="UTC",
+        output_path=tmp_path / "ks4.nwb",
+    )
+    with _read(result.output_path) as io:
+        units = io.read().units.to_dataframe()
+    assert len(units) == 403
+    assert (units["KSLabel"] == "good").sum() == 253
+    assert "KSLabel_repeat" not in units.columns  # cluster_group.tsv repeats cluster_KSLabel.tsv
+    first = np.load(real_recording("kilosort/kilosort4") / "spike_times.npy")[0]
+    assert min(times[0] for times in units["spike_times"]) == pytest.approx(first / 30000.0)
+
+
+def test_a_phy_folder_keeps_the_clusters_no_one_labelled(tmp_path):
+    root = real_recording("phy/template")
+    detection = detect_format(root)
+    (stream,) = detection.streams
+    # cluster_group.tsv names cluster 4 only: spikeinterface's reader would keep 1 unit of 62.
+    assert stream.label.endswith("62 units: 61 unsorted, 1 good)")
+    assert any("61 of 62 units have no curation label" in note for note in detection.notes)
+    result = convert_recording(
+        source_root=root,
+        detection=detection,
+        stream_ids=(),
+        metadata=METADATA,
+        timezone="UTC",
+        output_path=tmp_path / "phy.nwb",
+    )
+    with _read(result.output_path) as io:
+        units = io.read().units.to_dataframe()
+    assert len(units) == 62 and sum(len(times) for times in units["spike_times"]) == 314
+    assert units.loc[units["original_cluster_id"] == 4, "quality"].item() == "good"
+    assert set(units["quality"]) == {"good", "unsorted"}
+
+
+def test_params_py_is_read_never_run(tmp_path):
+    marker = tmp_path / "ran"
+    params = tmp_path / "params.py"
+    params.write_text(
+        f"import os\nopen({str(marker)!r}, 'w')\nsample_rate = 30000.\ndat_path = r'D:\\data\\run.imec0.ap.bin'\n"
+    )
+    assert read_params(params) == {"sample_rate": 30000.0, "dat_path": "D:\\data\\run.imec0.ap.bin"}
+    assert not marker.exists()
+
+
+def test_units_link_to_the_electrodes_of_the_recording_they_were_sorted_from(tmp_path):
+    from pynwb.testing.mock.ecephys import mock_ElectricalSeries, mock_ElectrodeTable
+    from pynwb.testing.mock.file import mock_NWBFile
+
+    from conversions.nwb.formats.sorting import sorting_interface_class
+
+    root = real_recording("phy/template")
+    folder = read_folder(root, "", sorted(p.name for p in root.iterdir()))
+    unit_ids = np.array([4])
+    channel_map = np.load(root / "channel_map.npy").reshape(-1)
+    (channel,) = main_channels(root, folder, unit_ids)
+    templates = np.load(root / "templates.npy")
+    assert channel == channel_map[np.argmax(np.ptp(templates[4], axis=0))]
+
+    nwbfile = mock_NWBFile()
+    electrodes = mock_ElectrodeTable(n_rows=34, nwbfile=nwbfile)
+    region = electrodes.create_region("electrodes", list(range(34)), "all")
+    nwbfile.add_acquisition(mock_ElectricalSeries(name="ES", rate=25000.0, data=np.zeros((10, 34)), electrodes=region))
+    interface = sorting_interface_class()(root=root, folder=folder)
+    interface.add_to_nwbfile(nwbfile, metadata=interface.get_metadata())
+    rows = nwbfile.units["electrodes"]
+    cluster_ids = nwbfile.units["original_cluster_id"][:]
+    linked = {cluster: list(rows[i].index) for i, cluster in enumerate(cluster_ids)}
+    assert linked[4] == [channel]
+    assert interface.electrode_link == "linked to the electrodes of ES"
+
+
+def test_deeplabcut_takes_its_frame_rate_from_its_pickle_without_running_it(tmp_path):
+    root = _upload(tmp_path, dlc="deeplabcut/golden_mouse-shaokai-2022-10-19")
+    detection = detect_format(root)
+    (stream,) = detection.streams
+    assert stream.kind == "pose" and stream.sampling_rate_hz == 30.0
+    assert stream.label == "pose (DeepLabCut, 27 body parts, 4860 frames at 30 frames/s)"
+    result = convert_recording(
+        source_root=root,
+        detection=detection,
+        stream_ids=(),
+        metadata=METADATA,
+        timezone="UTC",
+        output_path=tmp_path / "o.nwb",
+    )
+    with _read(result.output_path) as io:
+        pose = io.read().processing["behavior"]["PoseEstimationDeepLabCut"]
+        series = next(iter(pose.pose_estimation_series.values()))
+        assert (series.starting_time, series.rate, series.data.shape) == (0.0, 30.0, (4860, 2))
+
+    class Runs:
+        def __reduce__(self):
+            return (os.system, ("true",))
+
+    hostile = tmp_path / "hostile_meta.pickle"
+    hostile.write_bytes(pickle.dumps({"data": {"fps": 30}, "x": Runs()}))
+    assert read_pickle_safely(hostile) == {}
+
+
+def test_pose_without_a_frame_rate_is_not_converted_until_one_is_given(tmp_path):
+    source = real_recording("deeplabcut/golden_mouse-shaokai-2022-10-19/videos") / DLC_H5
+    root = tmp_path / "upload"
+    root.mkdir()
+    os.symlink(source, root / DLC_H5)
+    detection = detect_format(root)
+    assert detection.file_metadata["pose_rates"] == {f"pose:{DLC_H5}": None}
+    assert any("frame rate will be asked" in note for note in detection.notes)
+    with pytest.raises(ConversionFailed, match=r"frame rate of .* is not known"):
+        convert_recording(
+            source_root=root,
+            detection=detection,
+            stream_ids=(),
+            metadata=METADATA,
+            timezone="UTC",
+            output_path=tmp_path / "o.nwb",
+        )
+    result = convert_recording(
+        source_root=root,
+        detection=detection,
+        stream_ids=(),
+        metadata={**METADATA, "pose_rate_hz": 60},
+        timezone="UTC",
+        output_path=tmp_path / "o.nwb",
+    )
+    with _read(result.output_path) as io:
+        pose = io.read().processing["behavior"]["PoseEstimationDeepLabCut"]
+        assert next(iter(pose.pose_estimation_series.values())).rate == 60.0
+
+
+def test_sleap_with_its_video_keeps_the_exact_frame_rate_and_links_the_video(tmp_path):
+    root = _upload(tmp_path, sleap="sleap/clip")
+    detection = detect_format(root)
+    kinds = {stream.id: stream.kind for stream in detection.streams}
+    assert kinds == {"pose:clip.predictions.slp": "pose", "video:clip.mp4": "video"}
+    output = tmp_path / "out" / "session.nwb"
+    result = convert_recording(
+        source_root=root, detection=detection, stream_ids=(), metadata=METADATA, timezone="UTC", output_path=output
+    )
+    assert result.beside == (output.parent / "session_video" / "clip.mp4",)
+    assert result.beside[0].read_bytes() == (root / "sleap" / "clip.mp4").read_bytes()
+    with _read(output) as io:
+        nwbfile = io.read()
+        video = nwbfile.processing["behavior"]["Video clip"]
+        assert list(video.external_file[:]) == ["session_video/clip.mp4"]
+        assert (video.starting_time, video.rate) == (0.0, 25.0)
+        module = nwbfile.processing["SLEAP_VIDEO_000_clip"]
+        rates = {
+            series.rate for pose in module.data_interfaces.values() for series in pose.pose_estimation_series.values()
+        }
+        # sleap-io alone writes 24.0 (it cuts 24.99999 down); the male track misses frames, so it has timestamps.
+        assert rates == {25.0, None}
+
+
+def test_a_recording_with_sorting_pose_and_video_is_one_file_on_one_clock(tmp_path):
+    root = _upload(
+        tmp_path,
+        Noise4Sam_g0="spikeglx/Noise4Sam_g0",
+        kilosort4="kilosort/kilosort4",
+        sleap="sleap/clip",
+    )
+    detection = detect_format(root)
+    assert detection.format == "spikeglx"
+    assert detection.default_streams == ("imec0.ap", "sorting", "pose:clip.predictions.slp", "video:clip.mp4")
+    assert [owner(detection, stream_id) for stream_id in detection.default_streams] == [
+        "spikeglx",
+        "sorting",
+        "pose",
+        "video",
+    ]
+    assert not any("kilosort4/spike_times.npy" in note for note in detection.notes)  # not "left out": converted
+    validate_stream_choice(detection, ["imec0.ap", "sorting"])
+    assert facts_for_streams(detection, ["imec0.ap", "sorting"])["channel_count"] == 384
+    assert needs_behaviour_start(detection, detection.default_streams)
+    assert not needs_behaviour_start(detection, ["imec0.ap", "sorting"])
+    placed = timing(detection, detection.default_streams, behaviour_start_s=None)
+    assert [item.start_s for item in placed] == [0.0, 0.0, None, None]
+    assert "the sorter names ZFM-02370_mini.imec0.ap.bin, which is not in the upload" in placed[1].how
+
+    output = tmp_path / "out" / "sub-mouse001_ses-1_ecephys.nwb"
+    with pytest.raises(ConversionFailed, match="When did the video start"):
+        convert_recording(
+            source_root=root, detection=detection, stream_ids=(), metadata=METADATA, timezone="UTC", output_path=output
+        )
+    assert not output.exists() and not (output.parent / f"{output.stem}_video").exists()
+
+    result = convert_recording(
+        source_root=root,
+        detection=detection,
+        stream_ids=(),
+        metadata={**METADATA, "behaviour_start_s": 1.5},
+        timezone="UTC",
+        output_path=output,
+    )
+    with _read(result.output_path) as io:
+        nwbfile = io.read()
+        recording = nwbfile.acquisition["ElectricalSeriesAP"]
+        start = recording.starting_time  # SpikeGLX places the cut recording at its first sample's time
+        first_spike = np.load(real_recording("kilosort/kilosort4") / "spike_times.npy")[0] / 30000.0
+        assert min(times[0] for times in nwbfile.units.to_dataframe()["spike_times"]) == pytest.approx(
+            start + first_spike
+        )
+        assert nwbfile.processing["behavior"]["Video clip"].starting_time == pytest.approx(start + 1.5)
+        pose = next(iter(nwbfile.processing["SLEAP_VIDEO_000_clip"].data_interfaces.values()))
+        assert next(iter(pose.pose_estimation_series.values())).starting_time == pytest.approx(start + 1.5)

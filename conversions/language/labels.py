@@ -224,6 +224,12 @@ LABELS: dict[str, Label] = {
     "cell": Label("cell_id", _S, generic=True),
     "slice id": Label("slice_id", _L),
     "slice": Label("slice_id", _S, generic=True),
+    "video start": Label("behaviour_start_s", _C),
+    "camera start": Label("behaviour_start_s", _C),
+    "video offset": Label("behaviour_start_s", _C),
+    "pose frame rate": Label("pose_rate_hz", _C),
+    "frame rate": Label("pose_rate_hz", _C),
+    "fps": Label("pose_rate_hz", _L),
     "mouse line": Label("strain", _C),
     "line": Label("strain", _S, generic=True),
 }

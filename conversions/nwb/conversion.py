@@ -39,6 +39,7 @@ from .errors import ConversionCancelled, ConversionFailed
 from .fastwrite import WRITERS, default_threads, write_nwbfile
 from .fields import FIELDS, Placement
 from .naming import session_label, temporary_path_for
+from .normalizers import normalize_frame_rate, normalize_seconds_after
 from .parts import needs_behaviour_start, restricted, split_choice
 from .quantities import describe_duration
 
@@ -215,7 +216,17 @@ def _behaviour_start(detection: Detection, chosen: Sequence[str], metadata: Mapp
             "(0 if they started together), so the video and the pose can be placed on the recording's clock.",
             detail="behaviour_start_s is needed to combine video or pose with a recording",
         )
-    return float(value)
+    return _number(value, normalize_seconds_after)
+
+
+def _number(value: Any, normalize: Callable[[str], float]) -> float:
+    """A number as stored (a float) or as typed ("2.5 s"), refused plainly when it is neither."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    try:
+        return normalize(str(value))
+    except ValueError as error:
+        raise ConversionFailed(str(error), detail=repr(value)) from error
 
 
 def _with_pose_rate(detection: Detection, chosen: Sequence[str], metadata: Mapping[str, Any]) -> Detection:
@@ -233,7 +244,7 @@ def _with_pose_rate(detection: Detection, chosen: Sequence[str], metadata: Mappi
             "the video the pose was tracked in (e.g. 30 frames per second).",
             detail=f"pose_rate_hz is needed for {unknown}",
         )
-    rates.update({stream_id: float(given) for stream_id in unknown})
+    rates.update({stream_id: _number(given, normalize_frame_rate) for stream_id in unknown})
     return dataclasses.replace(detection, file_metadata={**detection.file_metadata, "pose_rates": rates})
 
 
@@ -511,6 +522,8 @@ def _neuroconv_metadata(
         value = _given(values, name)
         if value is None or name in ("session_start_time", "session_description"):
             continue
+        if spec.placement is Placement.TIMING:
+            continue  # places the parts in time (`_behaviour_start`, `_with_pose_rate`)
         if spec.placement is Placement.RECORDING:
             if str(value).strip():
                 recording[name] = str(value).strip()

@@ -16,6 +16,9 @@ class Placement(StrEnum):
     # Written into the recording's own objects: its electrode groups (and electrodes table) or its
     # patch-clamp electrode, where NWB has a place for the value.
     RECORDING = "recording"
+    # How the session's parts sit in time: used to place them (starting times, frame rates), not
+    # written as values of their own.
+    TIMING = "timing"
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,22 @@ _SPECS = (
     ),
     FieldSpec("cell_id", "cell id", "Which cell was recorded (its id in your notes)?", Placement.RECORDING, "c3"),
     FieldSpec("slice_id", "slice id", "Which slice was the cell in (its id in your notes)?", Placement.RECORDING, "S2"),
+    # Asked only when a video or pose is converted with a recording (`nwb.parts.needs_behaviour_start`).
+    FieldSpec(
+        "behaviour_start_s",
+        "video start",
+        "When did the video start, in seconds after the recording started (0 if they started together)?",
+        Placement.TIMING,
+        "0",
+    ),
+    # Asked only for pose whose files and video do not say their frame rate.
+    FieldSpec(
+        "pose_rate_hz",
+        "pose frame rate",
+        "At how many frames per second was the video filmed that the pose was tracked in?",
+        Placement.TIMING,
+        "30",
+    ),
 )
 
 FIELDS: dict[str, FieldSpec] = {spec.name: spec for spec in _SPECS}

@@ -1180,7 +1180,46 @@ def normalize_age_reference(raw: str) -> str:
     raise ValueError(f"'{raw}' is not an age reference; say birth or gestational (from fertilisation).")
 
 
+# "together", "at the same time", "with the recording": the camera started when the recording did.
+_TOGETHER = re.compile(r"^(?:they\s+)?(?:started\s+)?(?:together|at the same time|simultaneously|with the recording)$")
+_SECONDS = re.compile(
+    r"^(?P<sign>[-+−])?\s*(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>s|sec|secs|second|seconds|ms|min|mins|minutes?)?"
+    r"(?:\s+(?P<side>after|later|before|earlier)(?:\s+(?:the\s+)?recording)?)?$"
+)
+_UNIT_SECONDS = {"ms": 0.001, "min": 60.0, "mins": 60.0, "minute": 60.0, "minutes": 60.0}
+
+
+def normalize_seconds_after(raw: str) -> float:
+    """Seconds after the recording started that the camera started: "2.5", "2.5 s", "300 ms later",
+    "1 s before" (negative), "together" (0)."""
+    text = " ".join(raw.strip().lower().split())
+    if _TOGETHER.match(text):
+        return 0.0
+    match = _SECONDS.match(text)
+    if match is None:
+        raise ValueError(
+            f"'{raw}' is not a time after the recording's start; give seconds, e.g. 0 if they started together, "
+            "2.5 if the camera started 2.5 s later, or -1 if it started 1 s earlier."
+        )
+    value = float(match["number"]) * _UNIT_SECONDS.get(match["unit"] or "", 1.0)
+    before = match["sign"] in ("-", "−") or match["side"] in ("before", "earlier")
+    return -value if before else value
+
+
+_RATE = re.compile(r"^(?P<number>\d+(?:\.\d+)?)\s*(?:hz|fps|frames?\s*(?:per|/)\s*s(?:ec(?:ond)?)?|/s)?$")
+
+
+def normalize_frame_rate(raw: str) -> float:
+    """Frames per second: "30", "29.97 fps", "60 Hz"."""
+    match = _RATE.match(" ".join(raw.strip().lower().split()))
+    if match is None or not 0 < float(match["number"]) <= 100_000:
+        raise ValueError(f"'{raw}' is not a frame rate; give frames per second, e.g. 30 or 29.97.")
+    return float(match["number"])
+
+
 _NORMALIZERS: dict[str, Callable[[str], Any]] = {
+    "behaviour_start_s": normalize_seconds_after,
+    "pose_rate_hz": normalize_frame_rate,
     "age__reference": normalize_age_reference,
     "experimenter": normalize_experimenter,
     "institution": normalize_institution,

@@ -7,6 +7,7 @@ step's actions. Seed 000 is the specification; docs/design/orchestrator.md summa
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -20,8 +21,9 @@ from conversions.language.zones import AMBIGUOUS_ABBREVIATIONS
 from conversions.nwb.autofix import fix_metadata
 from conversions.nwb.detection import SUPPORTED_FORMATS, Detection, facts_for_streams, validate_stream_choice
 from conversions.nwb.errors import RecordingProblem
-from conversions.nwb.fields import CRITICAL_FIELDS, FIELDS, FILE_FACTS, SUBJECT_FIELDS
+from conversions.nwb.fields import CRITICAL_FIELDS, FIELDS, FILE_FACTS, SUBJECT_FIELDS, Placement
 from conversions.nwb.normalizers import age_from_birth, normalize_field
+from conversions.nwb.parts import PART_KINDS, Timing, needs_behaviour_start, timing
 from conversions.nwb.quantities import describe_duration, describe_size
 from conversions.orchestrator.state import (
     RUNNING_STATUSES,
@@ -443,7 +445,7 @@ def _next_after_metadata(
     """Ask for what is still missing, or show the plan (or convert straight away in minimal mode)."""
     memory = memory or view.memory
     metadata = _merged(view, updates)
-    required = _required_fields(metadata)
+    required = (*_required_fields(metadata), *_timing_fields(view, memory))
     fixes, fixes_card = _form_fixes(view, metadata)
     if fixes_card is not None:
         updates = {**updates, **fixes}
@@ -512,6 +514,46 @@ def _required_fields(metadata: dict[str, FieldValue]) -> tuple[str, ...]:
     return (*required, "session_start_time")
 
 
+def _timing_fields(view: SessionView, memory: Memory) -> tuple[str, ...]:
+    """What only the user can say to place the chosen parts in time: when the camera started, beside
+    a recording; the frame rate of pose whose files do not say it."""
+    recording = view.recording
+    if recording is None or not recording.detection:
+        return ()
+    detection = Detection.from_json(recording.detection)
+    selected = [s for s in (memory.selected_streams or recording.default_streams) if s in _recording_ids(recording)]
+    needed = []
+    if needs_behaviour_start(detection, selected):
+        needed.append("behaviour_start_s")
+    rates = detection.file_metadata.get("pose_rates", {})
+    if any(stream_id in rates and not rates[stream_id] for stream_id in selected):
+        needed.append("pose_rate_hz")
+    return tuple(needed)
+
+
+def _recording_ids(recording: RecordingSummary) -> set[str]:
+    return {stream.id for stream in recording.streams}
+
+
+def _timeline(view: SessionView, metadata: dict[str, FieldValue], selected: Sequence[str]) -> list[Timing]:
+    """Where each chosen stream sits on the session's clock (empty for a summary without detection)."""
+    recording = view.recording
+    if recording is None or not recording.detection:
+        return []
+    detection = Detection.from_json(recording.detection)
+    start = metadata.get("behaviour_start_s")
+    said = None
+    if start is not None and start.value not in (None, ""):
+        with contextlib.suppress(ValueError, TypeError):
+            said = float(start.value)
+    return timing(detection, [s for s in selected if s in _recording_ids(recording)], behaviour_start_s=said)
+
+
+def _timeline_line(item: Timing) -> str:
+    where = "start not known yet" if item.start_s is None else f"from {item.start_s:g} s"
+    return f"• {item.label}: {where}, {describe_duration(item.duration_s)} ({item.how})"
+
+
 def _may_ask(view: SessionView, memory: Memory) -> bool:
     """Seed 000 `should_ask_for_metadata`: not in minimal mode, and at most N requests."""
     if memory.minimal:
@@ -533,11 +575,17 @@ def _ask(
         text = f"{spec.question} (for example: {spec.example}; say “skip” to leave it out)"
         memory = memory.model_copy(update={"asking_for": asking[:1]})
     else:
-        critical = [name for name in asking if name not in SUBJECT_FIELDS]
+        timing_fields = [name for name in asking if FIELDS[name].placement is Placement.TIMING]
+        critical = [name for name in asking if name not in SUBJECT_FIELDS and name not in timing_fields]
         subject = [name for name in asking if name in SUBJECT_FIELDS]
         parts = []
         if critical:
             parts.append(f"Before converting I need the {_labels(critical)} (NWB and DANDI require them).")
+        if timing_fields:
+            parts.append(
+                "To place the video and pose on the recording's clock: "
+                + " ".join(FIELDS[name].question for name in timing_fields)
+            )
         if subject:
             subject_labels = _labels(subject).replace("subject id", "id")
             parts.append(
@@ -582,8 +630,11 @@ def _plan(view: SessionView, metadata: dict[str, FieldValue], memory: Memory) ->
         f"({len(streams)} stream{'s' if len(streams) != 1 else ''}, {describe_size(size)}) into one NWB file, "
         f"then check it against DANDI's rules.",
     ]
+    timeline = {item.stream_id: item for item in _timeline(view, metadata, selected)}
     lines += [
-        f"• {s.label}: {s.channel_count} channels at {s.sampling_rate_hz:g} Hz, {describe_duration(s.duration_s)}"
+        _timeline_line(timeline[s.id])
+        if s.kind in PART_KINDS and s.id in timeline
+        else f"• {s.label}: {s.channel_count} channels at {s.sampling_rate_hz:g} Hz, {describe_duration(s.duration_s)}"
         for s in streams
     ]
     lines += [
@@ -614,6 +665,8 @@ def _plan(view: SessionView, metadata: dict[str, FieldValue], memory: Memory) ->
         "timezone": view.timezone,
         "metadata": fields,
         "missing": missing,
+        # Each chosen stream on the session's clock, for the plan's time axis (start None: not known yet).
+        "timeline": [dataclasses.asdict(item) for item in timeline.values()],
     }
     return Reply(text="\n".join(lines), card="plan", data=data)
 

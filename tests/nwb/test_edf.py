@@ -261,6 +261,132 @@ def test_an_anonymised_start_date_is_asked_for(tmp_path: Path) -> None:
     assert any("does not say when the recording started" in note for note in detection.notes)
 
 
+# --- BDF (BioSemi, 24-bit) -------------------------------------------------------------------------
+
+# BioSemi's own ranges: 24-bit digital values over +-262 mV, one step 1/32 uV.
+_BIOSEMI_RANGE = {"physical_min": -262144, "physical_max": 262143, "digital_min": -8388608, "digital_max": 8388607}
+# The Status channel's triggers (bits 0-15) and acquisition state (bits 16-23: new epoch, CMS in range...).
+_STATUS_RANGE = {"physical_min": -8388608, "physical_max": 8388607, "digital_min": -8388608, "digital_max": 8388607}
+
+
+def _write_bdf(path: Path, electrodes: int, records: int, *, plus: bool = True, rate: int = 256) -> None:
+    """A BDF(+) file written by pyedflib: electrode signals over the whole 24-bit range (far past the
+    +-32767 of 16 bits, the extremes included) and a BioSemi Status channel using its upper bits."""
+    signals = [
+        {"label": f"A{n}", "dimension": "uV", "sample_frequency": rate, **_BIOSEMI_RANGE}
+        for n in range(1, electrodes + 1)
+    ]
+    signals.append({"label": "Status", "dimension": "Boolean", "sample_frequency": rate, **_STATUS_RANGE})
+    samples = rate * records
+    rng = np.random.default_rng(7)
+    data = [rng.integers(-8_000_000, 8_000_000, samples, endpoint=True).astype(np.int32) for _ in range(electrodes)]
+    data[0][:2] = (-8388608, 8388607)
+    status = (np.arange(samples) % 256) | (1 << 20) | ((np.arange(samples) // rate % 2) << 16)
+    data.append(status.astype(np.int32))
+    writer = pyedflib.EdfWriter(
+        str(path), len(signals), file_type=pyedflib.FILETYPE_BDFPLUS if plus else pyedflib.FILETYPE_BDF
+    )
+    try:
+        writer.setSignalHeaders(signals)
+        writer.setStartdatetime(datetime(2023, 4, 5, 6, 7, 8))
+        writer.writeSamples(data, digital=True)
+    finally:
+        writer.close()
+
+
+def test_bdf_converts_at_its_full_24_bits_sample_for_sample(tmp_path: Path, read_nwb: Any) -> None:
+    path = tmp_path / "upload" / "session.bdf"
+    path.parent.mkdir()
+    _write_bdf(path, electrodes=4, records=3)
+    digital = _digital(path)
+    assert np.abs(digital[:, :4]).max() > 2**23 - 2  # well past what 16 bits hold
+
+    detection = detect_format(path.parent)
+
+    assert (detection.format, detection.format_label) == ("edf", "BDF")
+    assert [stream.id for stream in detection.streams] == ["electrodes_256Hz", "channel5"]
+    assert detection.default_streams == ("electrodes_256Hz",)
+    assert detection.stream("channel5").label == "Status (Boolean, 256 Hz), not an electrode signal"
+    assert detection.file_metadata["session_start_time"] == "2023-04-05T06:07:08"
+    assert "BDF+ annotations (events and their texts), if any, are not converted." in detection.notes
+    output = _convert(path.parent, detection, tmp_path / "bdf.nwb", stream_ids=["electrodes_256Hz", "channel5"])
+    nwbfile = read_nwb(output)
+    series = nwbfile.acquisition["ElectricalSeries"]
+    assert (series.data.dtype, series.data.shape, series.rate) == (np.int32, (768, 4), 256.0)
+    assert np.array_equal(series.data[:], digital[:, :4])
+    # The EDF specification's scaling, as pyedflib computes physical values: one step is 524287/16777215 uV.
+    assert series.conversion == pytest.approx(524287 / 16777215 * 1e-6, rel=1e-12)
+    assert np.allclose(
+        series.data[:] * series.conversion * 1e6 + series.offset * 1e6, _physical(path)[:, :4], atol=1e-6
+    )
+    status = nwbfile.acquisition["TimeSeriesStatus"]
+    assert (status.data.dtype, status.unit, status.conversion, status.offset) == (np.int32, "Boolean", 1.0, 0.0)
+    assert np.array_equal(status.data[:, 0], digital[:, 4])
+    assert nwbfile.devices["BDFRecordingSystem"].description == (
+        "The BDF file does not name the recording system or the electrodes."
+    )
+    _no_errors(output)
+
+
+def test_a_bdf_file_named_edf_converts_as_bdf(tmp_path: Path, read_nwb: Any) -> None:
+    path = tmp_path / "upload" / "session.edf"
+    path.parent.mkdir()
+    _write_bdf(path, electrodes=2, records=2, plus=False)
+
+    detection = detect_format(path.parent)
+    nwbfile = read_nwb(_convert(path.parent, detection, tmp_path / "x.nwb"))
+
+    assert detection.format_label == "BDF"
+    assert np.array_equal(nwbfile.acquisition["ElectricalSeries"].data[:], _digital(path)[:, :2])
+
+
+def test_a_long_bdf_file_is_read_a_window_at_a_time(tmp_path: Path) -> None:
+    from conversions.nwb.formats.edf import FORMAT
+
+    path = tmp_path / "long.bdf"
+    _write_bdf(path, electrodes=64, records=1, plus=False, rate=2048)
+    records = 4_000  # 65 channels for 67 minutes, 1.6 GB, sparse: reading it would take minutes
+    _patch(path, 236, f"{records:<8}".encode())
+    with path.open("r+b") as handle:
+        handle.truncate(65 * 256 + 256 + records * 65 * 2048 * 3)
+    detect_format(tmp_path)  # imports what detection needs, so the call measured reads only the upload
+
+    detection, read = bytes_read_during(lambda: detect_format(tmp_path))
+
+    assert read < 64 * 2**20
+    assert detection.stream("electrodes_2048Hz").duration_s == records
+    with FORMAT.open_for_reading(tmp_path, detection, ["electrodes_2048Hz"]) as view:
+        recording = (
+            FORMAT.build_converter(view, ["electrodes_2048Hz"])
+            .data_interface_objects["electrodes_2048Hz"]
+            .recording_extractor
+        )
+        window, read = bytes_read_during(
+            lambda: recording.get_traces(start_frame=1000, end_frame=3000, channel_ids=["A3", "A1"], return_in_uV=False)
+        )
+    assert read < 16 * 2**20  # the window is 2 channels x 2000 samples of 1.6 GB
+    assert window.dtype == np.int32
+    reader = pyedflib.EdfReader(str(path))
+    try:
+        expected = np.array([reader.readSignal(index, 1000, 2000, digital=True) for index in (2, 0)]).T
+    finally:
+        reader.close()
+    assert np.array_equal(window, expected)
+
+
+def test_a_truncated_bdf_file_counts_its_records_in_24_bit_samples(tmp_path: Path) -> None:
+    path = tmp_path / "session.bdf"
+    _write_bdf(path, electrodes=2, records=4, plus=False)
+    record_bytes = 3 * 256 * 3  # 3 signals of 256 three-byte samples
+    os.truncate(path, 256 * 4 + 2 * record_bytes + 100)
+
+    problem = _problem(tmp_path)
+
+    assert problem.user_message.startswith(
+        "session.bdf is incomplete: its header announces 4 data records (4 s) but it holds 2 complete ones"
+    )
+
+
 # --- files that cannot be converted --------------------------------------------------------------
 
 
@@ -287,21 +413,20 @@ def test_a_file_longer_than_its_header_says(tmp_path: Path) -> None:
     assert problem.user_message.startswith("test_edf_stim_channel.edf is damaged: it is 100 bytes longer")
 
 
-def test_bdf_is_refused_with_what_to_do(tmp_path: Path) -> None:
+def test_a_file_that_is_not_bdf(tmp_path: Path) -> None:
+    (tmp_path / "session.bdf").write_text("not a recording\n" * 100)
+
+    problem = _problem(tmp_path)
+
+    assert problem.user_message.startswith("session.bdf is not a BDF file: it does not start with the BDF header")
+
+
+def test_a_bdf_header_without_sizes_is_damaged(tmp_path: Path) -> None:
     (tmp_path / "session.bdf").write_bytes(b"\xffBIOSEMI" + bytes(500))
 
     problem = _problem(tmp_path)
 
-    assert problem.user_message.startswith("session.bdf: BDF files (24-bit, BioSemi) can't be converted here yet")
-    assert "Export the recording as EDF" in problem.user_message
-
-
-def test_a_bdf_named_edf_is_recognised(tmp_path: Path) -> None:
-    (tmp_path / "session.edf").write_bytes(b"\xffBIOSEMI" + bytes(500))
-
-    problem = _problem(tmp_path)
-
-    assert problem.user_message.startswith("session.edf is a BDF file (24-bit, BioSemi) named .edf")
+    assert problem.user_message.startswith("session.bdf is damaged: the header's sizes are not numbers")
 
 
 def test_a_file_that_is_not_edf(tmp_path: Path) -> None:

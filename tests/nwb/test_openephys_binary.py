@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections.abc import Callable
 from datetime import datetime
@@ -378,3 +379,102 @@ def test_file_changed_after_detection(tmp_path: Path) -> None:
     assert f"experiment1/recording1/continuous/{READER_B}/continuous.dat" in caught.value.user_message
     assert "changed or disappeared" in caught.value.user_message
     assert not any((tmp_path / "out").glob("*.nwb"))
+
+
+# --- probes the probe reader cannot parse ------------------------------------------------------------
+
+# The real AIND folder holds two Neuropixels 2.0 probes (NP2000) recorded by the Neuropix-PXI plugin,
+# whose settings.xml keeps each probe as an NP_PROBE element in the processor's EDITOR, where
+# probeinterface looks for a GUI 0.6. Folders of Neuropixels 2.0 probes were refused with
+# "AttributeError: 'NoneType' object has no attribute 'findall'" from probeinterface 0.4.2; the two
+# layouts below are the two ways its reader ends in that error: for a GUI before 0.9 it reads the
+# probes from the EDITOR, here absent (the probes are in the processor's CUSTOM_PARAMETERS); from
+# 0.9 on it reads them from the EDITOR's own CUSTOM_PARAMETERS, absent when they are in the EDITOR.
+_NEUROPIX_EDITOR = re.compile(
+    rb'(<PROCESSOR name="Neuropix-PXI".*?)<CUSTOM_PARAMETERS/>\s*<EDITOR.*?</NEUROPIXELS_EDITOR>(.*?)</EDITOR>', re.S
+)
+
+
+def _probes_outside_the_editor(settings: bytes) -> bytes:
+    match = _NEUROPIX_EDITOR.search(settings)
+    assert match is not None
+    probes = b"<CUSTOM_PARAMETERS>" + match[2] + b"</CUSTOM_PARAMETERS>"
+    return settings[: match.start()] + match[1] + probes + settings[match.end() :]
+
+
+def _saved_by_a_later_gui(settings: bytes) -> bytes:
+    assert b"<VERSION>0.6.0</VERSION>" in settings
+    return settings.replace(b"<VERSION>0.6.0</VERSION>", b"<VERSION>1.0.0</VERSION>")
+
+
+_UNPARSED_LAYOUTS = {"probes outside the editor": _probes_outside_the_editor, "GUI 1.0": _saved_by_a_later_gui}
+
+
+def _np2_node(tmp_path: Path, layout: str) -> Path:
+    """The real AIND node with every settings file rewritten in `layout`."""
+    root = _linked_copy(real_recording(AIND), tmp_path / "Record Node 101")
+    for name in ("settings.xml", "settings_3.xml", "settings_6.xml"):
+        settings = _replace_with_copy(root / name)
+        settings.write_bytes(_UNPARSED_LAYOUTS[layout](settings.read_bytes()))
+    return root
+
+
+@pytest.mark.parametrize("layout", _UNPARSED_LAYOUTS)
+def test_probes_that_cannot_be_read_leave_the_streams_detected(tmp_path: Path, layout: str) -> None:
+    import probeinterface
+
+    root = _np2_node(tmp_path, layout)
+    has_neuropixels_probes = probeinterface.has_neuropixels_probes
+    with pytest.raises(AttributeError, match="'NoneType' object has no attribute 'findall'"):
+        probeinterface.read_openephys_neuropixels(root / "settings.xml", stream_name="ProbeB")
+
+    detection = detect_format(root)
+
+    assert detection.default_streams == (f"experiment1/{PROBE_B}", f"experiment1/{PROBE_C}")
+    assert detection.stream(f"experiment1/{PROBE_B}").channel_count == 384
+    assert detection.file_metadata["probe"] == ""
+    assert detection.file_metadata["device"] == "Neuropixels ProbeB; Neuropixels ProbeC"
+    (note,) = [note for note in detection.notes if "electrode positions" in note]
+    assert note == (
+        "The electrode positions of Neuropixels ProbeB and Neuropixels ProbeC could not be read from settings.xml: "
+        "it describes these probes in a way the probe reader cannot parse (AttributeError: 'NoneType' object has "
+        "no attribute 'findall'). The signals are still converted, but the NWB file will have no electrode "
+        "geometry for them: no positions of the channels on the probe, and no probe model."
+    )
+    # The reader was made to skip these probes only while the streams opened.
+    assert probeinterface.has_neuropixels_probes is has_neuropixels_probes
+
+
+def test_probes_that_cannot_be_read_convert_sample_for_sample(tmp_path: Path, read_nwb: Any) -> None:
+    root = _np2_node(tmp_path, "probes outside the editor")
+    detection = detect_format(root)
+    chosen = [f"experiment1/{PROBE_B}", f"experiment1/{PROBE_C}", f"experiment1/{NIDAQ}"]
+
+    nwbfile = read_nwb(_convert(root, detection, tmp_path / "np2.nwb", stream_ids=chosen))
+
+    for probe, folder in (("ProbeB", PROBE_B), ("ProbeC", PROBE_C)):
+        series = nwbfile.acquisition[f"ElectricalSeries{probe}"]
+        assert series.data.shape == (100, 384)
+        assert np.array_equal(series.data[:], _source_traces(real_recording(AIND), folder))
+        assert series.conversion == pytest.approx(0.195e-6)
+        group = nwbfile.electrode_groups[probe]
+        assert "positions on the probe are not in this file" in group.description
+        assert group.device is nwbfile.devices["OpenEphys"]
+    assert "rel_x" not in nwbfile.electrodes.colnames  # no geometry, rather than a wrong one
+    assert "probes described in settings.xml could not be read" in nwbfile.devices["OpenEphys"].description
+    nidaq = nwbfile.acquisition["TimeSeriesPXIe6341"]
+    assert np.array_equal(nidaq.data[:], _source_traces(real_recording(AIND), NIDAQ))
+    assert nwbfile.session_start_time == datetime(2022, 5, 3, 10, 52, 24, tzinfo=ZoneInfo("Europe/Berlin"))
+
+
+def test_a_reader_failure_outside_the_probe_is_not_passed_over(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from spikeinterface.extractors.neoextractors.openephys import OpenEphysBinaryRecordingExtractor
+
+    def fail(*args: Any, **kwargs: Any) -> None:
+        raise ValueError("unexpected block")
+
+    monkeypatch.setattr(OpenEphysBinaryRecordingExtractor, "__init__", fail)
+
+    problem = _problem(_np2_node(tmp_path, "probes outside the editor"))
+
+    assert "could not be read as an Open Ephys recording (ValueError: unexpected block)" in problem.user_message

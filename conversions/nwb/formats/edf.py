@@ -1,9 +1,12 @@
-"""EDF (European Data Format, and continuous EDF+): one `.edf` file holding every signal of a recording.
+"""EDF (European Data Format, and continuous EDF+) and BDF (BioSemi's 24-bit EDF, and continuous BDF+):
+one `.edf` or `.bdf` file holding every signal of a recording.
 
-The file starts with an ASCII header: 256 bytes for the recording (version "0", patient and
-recording fields, start date and time as dd.mm.yy hh.mm.ss, header size, number and duration of
-data records), then 256 bytes per signal (label, unit, physical and digital range, samples per
-record). The data follow as records of 16-bit samples, so the file's size is known from the header.
+The file starts with an ASCII header: 256 bytes for the recording (version "0", or byte 0xFF and
+"BIOSEMI" for BDF; patient and recording fields, start date and time as dd.mm.yy hh.mm.ss, header
+size, number and duration of data records), then 256 bytes per signal (label, unit, physical and
+digital range, samples per record). The data follow as records of 16-bit samples (BDF: 24-bit, three
+bytes little-endian), so the file's size is known from the header. The header, not the file's
+name, says which of the two a file is.
 
 Streams: neo reads one stream per sampling rate. Signals in volts become one ElectricalSeries per
 rate, converted by default; the others (triggers, status, anything not in volts) are offered one by
@@ -16,6 +19,10 @@ Two things neuroconv's `EDFRecordingInterface` does not do are done here:
 - Clinical exports often give each channel its own physical range, hence its own offset, which one
   ElectricalSeries cannot hold as integers; such channels are written as physical values (float
   microvolts, neuroconv's `data_representation="physical_units"`).
+- BDF samples are read at their full 24 bits: neo reads BDF through pyedflib too, but hands every
+  sample on as a 16-bit integer (as EDF stores them), which wraps any value past +-32767. The
+  channels, names and header neo reads are kept; the samples are read with pyedflib as the 32-bit
+  integers it returns (`_bdf_samples_class`), so the series hold the file's digital values exactly.
 """
 
 from __future__ import annotations
@@ -39,10 +46,13 @@ if TYPE_CHECKING:
 _KEY = "edf"
 _LABEL = "EDF"
 _EDF, _BDF = ".edf", ".bdf"
+# pyedflib and neo tell BDF from EDF by the header, so one name serves both.
 _VIEW_NAME = "recording.edf"
 _FIXED_HEADER_BYTES = 256
 _SIGNAL_HEADER_BYTES = 256
-_ANNOTATIONS = "EDF Annotations"
+_EDF_VERSION, _BDF_VERSION = b"0       ", b"\xffBIOSEMI"
+# The label of EDF+ and BDF+ annotation signals, which hold events and texts rather than samples.
+_ANNOTATIONS = frozenset({"EDF Annotations", "BDF Annotations"})
 # Microvolts per unit for the units spikeinterface scales to microvolts: these signals are electrode signals.
 _MICROVOLTS_PER_UNIT = {"V": 1e6, "Volt": 1e6, "Volts": 1e6, "mV": 1e3, "uV": 1.0}
 # First words of labels of channels that carry triggers or acquisition status, whatever their unit
@@ -97,6 +107,16 @@ class _Header:
     records: int
     record_seconds: float
     channels: tuple[_Channel, ...]
+    bdf: bool  # BDF: 24-bit samples; otherwise EDF, 16-bit
+
+    @property
+    def format_label(self) -> str:
+        return "BDF" if self.bdf else "EDF"
+
+    @property
+    def plus(self) -> bool:
+        """EDF+ or BDF+: the header's fields are structured, and the file may hold annotations."""
+        return self.reserved.startswith(("EDF+", "BDF+"))
 
 
 @dataclass(frozen=True)
@@ -133,18 +153,13 @@ def _claims(files: Sequence[str]) -> bool:
 
 
 def _inspect(root: Path, files: Sequence[str]) -> Detection:
-    edf = [name for name in files if name.lower().endswith(_EDF)]
-    bdf = [name for name in files if name.lower().endswith(_BDF)]
-    if not edf:
+    recordings = [name for name in files if name.lower().endswith((_EDF, _BDF))]
+    if len(recordings) > 1:
         raise RecordingProblem(
-            f"{some_names(bdf)}: BDF files (24-bit, BioSemi) can't be converted here yet, because the available "
-            "reader keeps only 16 bits of each sample. Export the recording as EDF and upload that."
+            f"The upload holds several EDF or BDF files ({some_names(recordings)}). Each is its own recording: "
+            "upload one at a time."
         )
-    if len(edf) > 1:
-        raise RecordingProblem(
-            f"The upload holds several EDF files ({some_names(edf)}). Each is its own recording: upload one at a time."
-        )
-    (name,) = edf
+    (name,) = recordings
     path = root / name
     size = path.stat().st_size
     header = _read_header(path, name, size)
@@ -180,7 +195,7 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
     }
     return Detection(
         format=_KEY,
-        format_label=_LABEL,
+        format_label=header.format_label,
         streams=streams,
         default_streams=defaults,
         file_metadata=file_metadata,
@@ -192,17 +207,18 @@ def _read_header(path: Path, name: str, size: int) -> _Header:
     """Parse and check the header against the file's size; raises RecordingProblem naming the file."""
     with path.open("rb") as handle:
         fixed = handle.read(_FIXED_HEADER_BYTES)
-        _check_is_edf(name, fixed)
+        bdf = _is_bdf(name, fixed)
         text = fixed.decode("latin-1")
         header_bytes, records, record_seconds, count = _header_sizes(name, text)
         signal_text = handle.read(header_bytes - _FIXED_HEADER_BYTES).decode("latin-1")
     if len(signal_text) < header_bytes - _FIXED_HEADER_BYTES:
         raise _incomplete(name, size, header_bytes, "even the header is cut off")
     reserved = text[192:236].strip()
-    if reserved.startswith("EDF+D"):
+    if reserved.startswith(("EDF+D", "BDF+D")):
+        kind = reserved[:3]
         raise RecordingProblem(
-            f"{name} is a discontinuous EDF+ file (EDF+D: the recording has interruptions), which the reader "
-            "cannot open. Export it as continuous EDF (EDF+C), or as one file per uninterrupted part, and "
+            f"{name} is a discontinuous {kind}+ file ({kind}+D: the recording has interruptions), which the reader "
+            f"cannot open. Export it as continuous {kind} ({kind}+C), or as one file per uninterrupted part, and "
             "upload that."
         )
     if records <= 0 or record_seconds <= 0:
@@ -212,7 +228,8 @@ def _read_header(path: Path, name: str, size: int) -> _Header:
             "export software, save it again, and upload that."
         )
     channels, samples_per_record = _channels(name, signal_text, count, record_seconds)
-    _check_data_size(name, size, header_bytes, records, record_seconds, samples_per_record)
+    sample_bytes = 3 if bdf else 2
+    _check_data_size(name, size, header_bytes, records, record_seconds, sample_bytes * samples_per_record)
     return _Header(
         patient=text[8:88].strip(),
         recording=text[88:168].strip(),
@@ -221,21 +238,24 @@ def _read_header(path: Path, name: str, size: int) -> _Header:
         records=records,
         record_seconds=record_seconds,
         channels=channels,
+        bdf=bdf,
     )
 
 
-def _check_is_edf(name: str, fixed: bytes) -> None:
-    """Raises RecordingProblem unless the file's first bytes are an EDF header (a BDF file says so)."""
-    if fixed[:8] == b"\xffBIOSEMI":
+def _is_bdf(name: str, fixed: bytes) -> bool:
+    """Whether the file's first bytes are a BDF header rather than an EDF one, whatever its name says;
+    raises RecordingProblem when they are neither."""
+    if len(fixed) == _FIXED_HEADER_BYTES and fixed[:8] in (_EDF_VERSION, _BDF_VERSION):
+        return fixed[:8] == _BDF_VERSION
+    if name.lower().endswith(_BDF):
         raise RecordingProblem(
-            f"{name} is a BDF file (24-bit, BioSemi) named .edf. BDF can't be converted here yet, because the "
-            "available reader keeps only 16 bits of each sample. Export the recording as EDF and upload that."
+            f"{name} is not a BDF file: it does not start with the BDF header (byte 255, then BIOSEMI). Upload the "
+            ".bdf file exactly as the recording software saved it."
         )
-    if len(fixed) < _FIXED_HEADER_BYTES or fixed[:8] != b"0       ":
-        raise RecordingProblem(
-            f"{name} is not an EDF file: it does not start with the EDF header (version 0). Upload the .edf "
-            "file exactly as the recording software exported it."
-        )
+    raise RecordingProblem(
+        f"{name} is not an EDF file: it does not start with the EDF header (version 0). Upload the .edf "
+        "file exactly as the recording software exported it."
+    )
 
 
 def _header_sizes(name: str, text: str) -> tuple[int, int, float, int]:
@@ -265,7 +285,7 @@ def _channels(name: str, signal_text: str, count: int, record_seconds: float) ->
         for index in range(count):
             samples = int(values["samples"][index])
             samples_per_record += samples
-            if values["label"][index] == _ANNOTATIONS:
+            if values["label"][index] in _ANNOTATIONS:
                 continue
             digital = (int(values["dmin"][index]), int(values["dmax"][index]))
             if digital[0] >= digital[1] or samples <= 0:
@@ -295,10 +315,9 @@ def _channels(name: str, signal_text: str, count: int, record_seconds: float) ->
 
 
 def _check_data_size(
-    name: str, size: int, header_bytes: int, records: int, record_seconds: float, samples_per_record: int
+    name: str, size: int, header_bytes: int, records: int, record_seconds: float, record_bytes: int
 ) -> None:
     """Raises RecordingProblem when the file is shorter (cut off) or longer than its header describes."""
-    record_bytes = 2 * samples_per_record
     expected = header_bytes + records * record_bytes
     if size < expected:
         whole = (size - header_bytes) // record_bytes
@@ -377,16 +396,17 @@ def _start_time(header: _Header) -> datetime | None:
 
 
 def _equipment(header: _Header) -> str:
-    """The EDF+ recording field's equipment subfield ("Startdate <date> <admin code> <technician> <equipment>")."""
+    """The EDF+ (and BDF+) recording field's equipment subfield ("Startdate <date> <admin code> <technician>
+    <equipment>")."""
     parts = header.recording.split(" ")
-    if not header.reserved.startswith("EDF+") or len(parts) < 5 or parts[4] == "X":
+    if not header.plus or len(parts) < 5 or parts[4] == "X":
         return ""
     return parts[4]
 
 
 def _has_patient_details(header: _Header) -> bool:
-    """EDF+ patient field: "<code> <sex> <birth date> <name>", each X when unknown; EDF: free text."""
-    if header.reserved.startswith("EDF+"):
+    """EDF+ (BDF+) patient field: "<code> <sex> <birth date> <name>", each X when unknown; EDF: free text."""
+    if header.plus:
         return any(part not in ("", "X") for part in header.patient.split(" ")[:4])
     return header.patient not in ("", "X")
 
@@ -428,8 +448,9 @@ def _confirm_with_reader(path: Path, name: str, header: _Header, plan: _Plan) ->
         _interface(path, header, plan, metadata_key="confirm")
     except Exception as error:  # any reader failure is a property of the user's file
         raise RecordingProblem(
-            f"{name} could not be read as an EDF recording ({short_reason(error)}). Check that it opens in an EDF "
-            "viewer (e.g. EDFbrowser), export it again from the recording software, and upload the new file.",
+            f"{name} could not be read as {'a BDF' if header.bdf else 'an EDF'} recording ({short_reason(error)}). "
+            "Check that it opens in an EDF viewer (e.g. EDFbrowser), export it again from the recording software, "
+            "and upload the new file.",
             detail=traceback.format_exc(),
         ) from error
 
@@ -452,15 +473,16 @@ def _notes(
         if plan.electrodes and _offsets_differ(plan):
             notes.append(
                 f"The electrode signals at {plan.rate:g} Hz each have their own physical range, hence their own "
-                "offset, which one NWB series cannot store with the file's 16-bit integers: they are written as "
-                "their physical values, in microvolts as 32-bit floating point (about 7 significant digits)."
+                f"offset, which one NWB series cannot store with the file's {24 if header.bdf else 16}-bit integers: "
+                "they are written as their physical values, in microvolts as 32-bit floating point (about 7 "
+                "significant digits)."
             )
-    if header.reserved.startswith("EDF+"):
-        notes.append("EDF+ annotations (events and their texts), if any, are not converted.")
+    if header.plus:
+        notes.append(f"{header.format_label}+ annotations (events and their texts), if any, are not converted.")
     if _has_patient_details(header):
         notes.append(
-            "The EDF header holds patient details (code, sex, birth date or name). They are not copied into the NWB "
-            "file, which may be shared publicly: give the subject's id, sex and age yourself."
+            f"The {header.format_label} header holds patient details (code, sex, birth date or name). They are not "
+            "copied into the NWB file, which may be shared publicly: give the subject's id, sex and age yourself."
         )
     if start_time is None:
         notes.append(
@@ -498,11 +520,12 @@ def _build_converter(folder: Path, stream_ids: Sequence[str]) -> NWBConverter:
             groups.update(names)
         interfaces[stream_id] = interface
     equipment = _equipment(header)
+    kind = header.format_label
     device = {
-        "name": _camel(equipment) or "EDFRecordingSystem",
-        "description": f"{equipment.replace('_', ' ')}, as the EDF header names the recording equipment."
+        "name": _camel(equipment) or f"{kind}RecordingSystem",
+        "description": f"{equipment.replace('_', ' ')}, as the {kind} header names the recording equipment."
         if equipment
-        else "The EDF file does not name the recording system or the electrodes.",
+        else f"The {kind} file does not name the recording system or the electrodes.",
     }
 
     class EDFStreams(ConverterPipe):  # type: ignore[misc]  # neuroconv ships without type hints
@@ -516,7 +539,7 @@ def _build_converter(folder: Path, stream_ids: Sequence[str]) -> NWBConverter:
                 metadata.get("Subject", {}).pop(detail, None)
             for stream_id, interface in self.data_interface_objects.items():
                 plan = plans[stream_id]
-                fields = {"name": plan.series_name, "description": f"{plan.label()}: from the EDF file."}
+                fields = {"name": plan.series_name, "description": f"{plan.label()}: from the {kind} file."}
                 if plan.electrodes:
                     metadata["Ecephys"]["ElectricalSeries"][interface.metadata_key].update(fields)
                 else:
@@ -524,9 +547,9 @@ def _build_converter(folder: Path, stream_ids: Sequence[str]) -> NWBConverter:
             for group in groups:
                 entry = metadata["Ecephys"].setdefault("ElectrodeGroups", {}).setdefault(group, {"name": group})
                 entry["description"] = (
-                    f"Electrodes of the {group} signals, as the EDF+ labels name them."
+                    f"Electrodes of the {group} signals, as the {kind}+ labels name them."
                     if group in _ELECTRODE_TYPES
-                    else "Electrodes of the EDF file's signals in volts; the file does not describe them."
+                    else f"Electrodes of the {kind} file's signals in volts; the file does not describe them."
                 )
                 entry["device_metadata_key"] = _DEVICE_KEY
                 metadata.setdefault("Devices", {})[_DEVICE_KEY] = device
@@ -562,9 +585,16 @@ def _interface(
             channel.label for channel in header.channels if channel.rate == plan.rate and channel.label not in channels
         ]
         return electrodes_interface(
-            file_path=path, stream_name=stream_name, channels_to_skip=skip, metadata_key=metadata_key, channels=channels
+            file_path=path,
+            stream_name=stream_name,
+            channels_to_skip=skip,
+            metadata_key=metadata_key,
+            channels=channels,
+            bdf=header.bdf,
         )
-    return channel_interface(file_path=path, stream_name=stream_name, metadata_key=metadata_key, channels=channels)
+    return channel_interface(
+        file_path=path, stream_name=stream_name, metadata_key=metadata_key, channels=channels, bdf=header.bdf
+    )
 
 
 def _scale_as_specified(recording: Any, channels: Mapping[str, _Channel]) -> None:
@@ -580,14 +610,74 @@ def _scale_as_specified(recording: Any, channels: Mapping[str, _Channel]) -> Non
     recording.set_channel_offsets([channel.offset_in_microvolts for channel in chosen])
 
 
+def _read_at_full_resolution(interface: Any, path: Path, channels: Mapping[str, _Channel]) -> None:
+    """Give the interface's recording (a BDF file's channels as neo reads them) the file's own 24-bit
+    samples; gains as the header gives them, since the samples are the file's, never negated as
+    spikeinterface may do."""
+    recording = interface.recording_extractor
+    chosen = [channels[str(channel_id)] for channel_id in recording.get_channel_ids()]
+    # pyedflib numbers the signals as `_Channel.number` does, leaving out annotation signals.
+    full = _bdf_samples_class()(recording, file_path=str(path), signal_indexes=[c.number - 1 for c in chosen])
+    full.set_property("gain_to_physical_unit", [channel.gain for channel in chosen])
+    interface.recording_extractor = full
+
+
+@cache
+def _bdf_samples_class() -> type:
+    """Defined on first use: spikeinterface is imported with neuroconv, which the web process must not pay for."""
+    import numpy as np
+    import pyedflib
+    from spikeinterface.preprocessing.basepreprocessor import BasePreprocessor, BasePreprocessorSegment
+
+    class BDFSamplesSegment(BasePreprocessorSegment):  # type: ignore[misc]  # spikeinterface ships without type hints
+        def __init__(self, parent: Any, file_path: str, signal_indexes: Sequence[int]) -> None:
+            super().__init__(parent)
+            self._file_path = file_path
+            self._signals = np.asarray(signal_indexes, dtype=int)
+
+        def get_traces(self, start_frame: int | None, end_frame: int | None, channel_indices: Any) -> Any:
+            samples = self.get_num_samples()
+            start = max(0, start_frame or 0)
+            end = samples if end_frame is None else min(end_frame, samples)
+            signals = self._signals if channel_indices is None else self._signals[channel_indices]
+            traces = np.empty((max(end - start, 0), len(signals)), dtype=np.int32)
+            if not traces.size:
+                return traces
+            column = np.empty(end - start, dtype=np.int32)
+            # Opened per chunk, as neo does: EDFlib refuses to open a file twice, and other readers of the
+            # same file (the neo reader behind `parent`, another stream's) open it too. Annotations are
+            # not read, which for BDF+ would mean reading through the whole file.
+            reader = pyedflib.EdfReader(self._file_path, annotations_mode=pyedflib.DO_NOT_READ_ANNOTATIONS)
+            try:
+                for index, signal in enumerate(signals.tolist()):
+                    reader.read_digital_signal(signal, start, end - start, column)
+                    traces[:, index] = column
+            finally:
+                reader.close()
+            return traces
+
+    class BDFSamples(BasePreprocessor):  # type: ignore[misc]  # spikeinterface ships without type hints
+        """A recording's channels, ids and properties as given, with their samples read by pyedflib from the
+        BDF file at `file_path`: 24-bit integers, as int32, read chunk by chunk as the writer asks for them.
+        `signal_indexes`: each channel's signal in the file, counted as pyedflib counts them."""
+
+        def __init__(self, recording: Any, file_path: str, signal_indexes: Sequence[int]) -> None:
+            super().__init__(recording, dtype="int32")
+            for segment in recording._recording_segments:
+                self.add_recording_segment(BDFSamplesSegment(segment, file_path, signal_indexes))
+            self._kwargs = {"recording": recording, "file_path": file_path, "signal_indexes": list(signal_indexes)}
+
+    return BDFSamples
+
+
 @cache
 def _interface_classes() -> tuple[type, type]:
     """Defined on first use: neuroconv costs ~1 s to import, which the web process must not pay."""
     from neuroconv.datainterfaces import EDFAnalogInterface, EDFRecordingInterface
 
     class EDFElectrodesInterface(EDFRecordingInterface):  # type: ignore[misc]  # neuroconv ships without type hints
-        """EDF electrode signals of one rate, scaled as the EDF specification says; written as physical values
-        when their offsets differ (one series holds one offset)."""
+        """EDF (or BDF, at 24 bits) electrode signals of one rate, scaled as the EDF specification says;
+        written as physical values when their offsets differ (one series holds one offset)."""
 
         def __init__(
             self,
@@ -596,6 +686,7 @@ def _interface_classes() -> tuple[type, type]:
             channels_to_skip: list[str],
             metadata_key: str,
             channels: Mapping[str, _Channel],
+            bdf: bool,
         ) -> None:
             super().__init__(
                 file_path=file_path,
@@ -603,6 +694,8 @@ def _interface_classes() -> tuple[type, type]:
                 channels_to_skip=channels_to_skip or None,
                 metadata_key=metadata_key,
             )
+            if bdf:
+                _read_at_full_resolution(self, file_path, channels)
             _scale_as_specified(self.recording_extractor, channels)
 
         def add_to_nwbfile(self, nwbfile: Any, metadata: dict[str, Any] | None = None, **options: Any) -> None:
@@ -611,10 +704,15 @@ def _interface_classes() -> tuple[type, type]:
             super().add_to_nwbfile(nwbfile, metadata, **options)
 
     class EDFChannelInterface(EDFAnalogInterface):  # type: ignore[misc]  # neuroconv ships without type hints
-        """One EDF signal that is not an electrode signal, as a TimeSeries in its own unit."""
+        """One EDF (or BDF, at 24 bits) signal that is not an electrode signal, as a TimeSeries in its own unit."""
 
         def __init__(
-            self, file_path: Path, stream_name: str | None, metadata_key: str, channels: Mapping[str, _Channel]
+            self,
+            file_path: Path,
+            stream_name: str | None,
+            metadata_key: str,
+            channels: Mapping[str, _Channel],
+            bdf: bool,
         ) -> None:
             super().__init__(
                 file_path=file_path,
@@ -622,6 +720,8 @@ def _interface_classes() -> tuple[type, type]:
                 stream_name=stream_name,
                 metadata_key=metadata_key,
             )
+            if bdf:
+                _read_at_full_resolution(self, file_path, channels)
             _scale_as_specified(self.recording_extractor, channels)
 
     return EDFElectrodesInterface, EDFChannelInterface
@@ -630,7 +730,10 @@ def _interface_classes() -> tuple[type, type]:
 FORMAT = SupportedFormat(
     key=_KEY,
     label=_LABEL,
-    needs="an EDF or continuous EDF+ file (.edf) as the recording or export software saved it",
+    needs=(
+        "an EDF or continuous EDF+ file (.edf), or a BioSemi BDF or continuous BDF+ file (.bdf), as the recording "
+        "or export software saved it"
+    ),
     claims=_claims,
     inspect=_inspect,
     open_for_reading=_open_for_reading,

@@ -22,17 +22,24 @@ experiment and streams: `structure.oebin` is rewritten to list just those stream
 spikes (which neo would otherwise parse, slowly and fallibly, for nothing), and `settings.xml`
 stands for the experiment's own settings file, because neuroconv takes the start time from the
 one file named settings.xml it finds, which for later experiments is the first experiment's.
+
+Neuropixels probes: spikeinterface reads each probe's geometry (electrode positions, model) from the
+settings file while opening the signals. When that file describes a probe in a way the probe reader
+cannot parse, the signals are opened and converted without the geometry, and detection says so in a
+note rather than refusing a complete recording over its electrode positions.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import threading
 import traceback
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +50,7 @@ from .base import (
     Detection,
     Stream,
     SupportedFormat,
+    in_words,
     problems_message,
     reader_view,
     refuse_mixed_groups,
@@ -144,19 +152,20 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
     default_streams: list[str] = []
     probes: dict[str, dict[str, str]] = {}
     devices: dict[str, str] = {}
+    without_geometry: list[tuple[_Experiment, str, str]] = []  # (experiment, stream folder, why)
     for experiment in experiments:
         confirmed = _confirm_with_reader(root, experiment, open_interfaces=experiment.number == first_number)
-        for folder, (channel_count, rate, samples, probe) in confirmed.items():
+        for folder, stream in confirmed.items():
             stream_id = experiment.stream_id(folder)
             files_of_stream = _stream_files(experiment, folder)
             neural = _is_neural(experiment.entry(folder), folder)
             streams.append(
                 Stream(
                     id=stream_id,
-                    label=_label(experiment, folder, channel_count, several_nodes=len(nodes) > 1),
-                    channel_count=channel_count,
-                    sampling_rate_hz=rate,
-                    duration_s=samples / rate,
+                    label=_label(experiment, folder, stream.channel_count, several_nodes=len(nodes) > 1),
+                    channel_count=stream.channel_count,
+                    sampling_rate_hz=stream.rate,
+                    duration_s=stream.samples / stream.rate,
                     size_bytes=sum((root / name).stat().st_size for name in files_of_stream),
                     files=files_of_stream,
                     kind="neural" if neural else "auxiliary",
@@ -167,14 +176,20 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
                 default_streams.append(stream_id)
             # Probes are read for the first experiment only (see `_confirm_with_reader`); a later
             # experiment's stream of the same node and folder is the same probe slot, so it borrows that.
-            probe = probe or probes.get(_stream_id(experiment.node, first_number, folder))
+            probe = stream.probe or probes.get(_stream_id(experiment.node, first_number, folder))
             if probe is not None:
                 probes[stream_id] = probe
             devices[stream_id] = _device_words(experiment.entry(folder), folder, probe)
+            if stream.probe_problem:
+                without_geometry.append((experiment, folder, stream.probe_problem))
     first_streams = [stream for stream in streams if _parse_stream_id(stream.id)[1] == first_number]
     if not default_streams:  # only NI-DAQ inputs: convert those rather than nothing
         default_streams = [stream.id for stream in first_streams]
-    notes = [*_notes(experiments, first_streams, default_streams, nodes, files), *notes]
+    notes = [
+        *_notes(experiments, first_streams, default_streams, nodes, files),
+        *_without_geometry_notes(without_geometry),
+        *notes,
+    ]
     first = next(experiment for experiment in experiments if experiment.number == first_number)
     if first.start_time is None:
         notes.append(
@@ -444,9 +459,18 @@ def _start_time(settings: Path) -> datetime | None:
         return None
 
 
-def _confirm_with_reader(
-    root: Path, experiment: _Experiment, *, open_interfaces: bool
-) -> dict[str, tuple[int, float, int, dict[str, str] | None]]:
+@dataclass(frozen=True)
+class _Confirmed:
+    """One stream as the reader opened it."""
+
+    channel_count: int
+    rate: float
+    samples: int  # over all the experiment's recordings
+    probe: dict[str, str] | None  # see `_probe`; None without a probe or when its interface was not opened
+    probe_problem: str = ""  # why the probe's geometry could not be read, when it could not
+
+
+def _confirm_with_reader(root: Path, experiment: _Experiment, *, open_interfaces: bool) -> dict[str, _Confirmed]:
     """Read the experiment's headers as the conversion will; by stream folder: channels, sampling
     rate, samples (all recordings) and probe.
 
@@ -461,7 +485,7 @@ def _confirm_with_reader(
     folders = sorted(
         experiment.recordings[0].streams, key=lambda folder: (not _is_neural(experiment.entry(folder), folder), folder)
     )
-    confirmed: dict[str, tuple[int, float, int, dict[str, str] | None]] = {}
+    confirmed: dict[str, _Confirmed] = {}
     with _view(root, [(experiment, folders)]) as view:
         folder = folders[0]
         try:
@@ -471,15 +495,18 @@ def _confirm_with_reader(
             segments = range(reader.segment_count(0))
             for folder in folders:
                 index = indexes[_neo_stream_name(experiment.node, folder)]
-                probe = None
+                probe, probe_problem = None, ""
                 if open_interfaces:
-                    recording = _interface(view, experiment.node, folder, experiment.entry(folder)).recording_extractor
+                    interface = _interface(view, experiment.node, folder, experiment.entry(folder))
+                    recording = interface.recording_extractor
                     probe = _probe(recording) if recording.has_probe() else None
-                confirmed[folder] = (
-                    int(reader.signal_channels_count(index)),
-                    float(reader.get_signal_sampling_rate(index)),
-                    sum(int(reader.get_signal_size(0, segment, index)) for segment in segments),
-                    probe,
+                    probe_problem = _probe_problem(interface)
+                confirmed[folder] = _Confirmed(
+                    channel_count=int(reader.signal_channels_count(index)),
+                    rate=float(reader.get_signal_sampling_rate(index)),
+                    samples=sum(int(reader.get_signal_size(0, segment, index)) for segment in segments),
+                    probe=probe,
+                    probe_problem=probe_problem,
                 )
         except Exception as error:  # any reader failure is a property of the user's files
             raise RecordingProblem(
@@ -509,13 +536,13 @@ def _interface(
 ) -> BaseDataInterface:
     """The neuroconv interface for one stream of a view made by `_view` (one experiment: block 0)."""
     # Imported here: neuroconv costs ~1 s to import, and only detection and conversion need it.
-    from neuroconv.datainterfaces import OpenEphysBinaryAnalogInterface, OpenEphysBinaryRecordingInterface
+    from neuroconv.datainterfaces import OpenEphysBinaryAnalogInterface
 
     node_folder = view / _view_node(node)
     stream_name = _neo_stream_name(node, folder)
     interface: BaseDataInterface
     if _is_neural(entry, folder):
-        interface = OpenEphysBinaryRecordingInterface(
+        interface = _recording_interface_class()(
             folder_path=node_folder, stream_name=stream_name, block_index=0, metadata_key=metadata_key
         )
     else:
@@ -527,6 +554,83 @@ def _interface(
             time_series_name=series_name or "TimeSeries",
         )
     return interface
+
+
+def _probe_problem(interface: BaseDataInterface) -> str:
+    """Why the stream's probe geometry could not be read ("" when it was, or when there is no probe)."""
+    return str(getattr(interface, "probe_problem", ""))
+
+
+@cache
+def _recording_interface_class() -> type[BaseDataInterface]:
+    """Defined on first use: neuroconv costs ~1 s to import, which the web process must not pay."""
+    from neuroconv.datainterfaces import OpenEphysBinaryRecordingInterface
+
+    class ProbeOptionalRecordingInterface(OpenEphysBinaryRecordingInterface):  # type: ignore[misc]  # no type hints
+        """neuroconv's interface, which opens the signals even when the probe in settings.xml cannot be read.
+
+        spikeinterface reads the probe's geometry from settings.xml while it opens the signals, and
+        any failure of that reader fails the opening: probeinterface 0.4.2, for one, raises
+        AttributeError when the Neuropix-PXI processor's probes (NP_PROBE) are not where it expects
+        them for the GUI version, as in folders of Neuropixels 2.0 probes users sent. The signals do
+        not depend on the geometry, so such a stream is opened again without it, and
+        `probe_problem` says why it is missing.
+        """
+
+        probe_problem = ""
+
+        def _initialize_extractor(self, interface_kwargs: dict[str, Any]) -> Any:
+            try:
+                return super()._initialize_extractor(interface_kwargs)
+            except Exception as error:
+                if not _raised_by_probe_reader(error):
+                    raise
+                self.probe_problem = short_reason(error)
+            with _probe_geometry_skipped(Path(interface_kwargs["folder_path"])):
+                return super()._initialize_extractor(interface_kwargs)
+
+    return ProbeOptionalRecordingInterface
+
+
+def _raised_by_probe_reader(error: BaseException) -> bool:
+    """Whether `error` was raised inside probeinterface (reading the probe), not by the signals' reader."""
+    frame = error.__traceback__
+    while frame is not None:
+        if str(frame.tb_frame.f_globals.get("__name__", "")).split(".")[0] == "probeinterface":
+            return True
+        frame = frame.tb_next
+    return False
+
+
+# One recording opens without its probe at a time (see `_probe_geometry_skipped`).
+_SKIPPING_PROBES = threading.Lock()
+
+
+@contextmanager
+def _probe_geometry_skipped(node_folder: Path) -> Iterator[None]:
+    """While the recording in `node_folder` opens, spikeinterface finds no probe in its settings files.
+
+    spikeinterface has no option to open Open Ephys signals without their probe: it reads the probe
+    whenever `probeinterface.has_neuropixels_probes` says a settings file describes one. That answer
+    is "no" here for `node_folder`'s settings files only; other folders get the true answer, so
+    another recording opened meanwhile keeps its probe.
+    """
+    import probeinterface
+
+    has_neuropixels_probes = probeinterface.has_neuropixels_probes
+    folder = node_folder.resolve()
+
+    def has_probes_outside_folder(settings_file: str | Path, stream_name: str | None = None) -> bool:
+        if Path(settings_file).parent.resolve() == folder:
+            return False
+        return bool(has_neuropixels_probes(settings_file, stream_name=stream_name))
+
+    with _SKIPPING_PROBES:
+        probeinterface.has_neuropixels_probes = has_probes_outside_folder
+        try:
+            yield
+        finally:
+            probeinterface.has_neuropixels_probes = has_neuropixels_probes
 
 
 def _neo_stream_name(node: str, folder: str) -> str:
@@ -617,6 +721,26 @@ def _notes(
         outside = [name for name in files if not name.startswith(tuple(f"{node}/" for node in nodes))]
         if outside:
             notes.append(f"These files are not part of the recording and were left out: {some_names(outside)}.")
+    return notes
+
+
+def _without_geometry_notes(streams: Sequence[tuple[_Experiment, str, str]]) -> list[str]:
+    """One note per settings file whose probes could not be read: which streams, why, and what the
+    NWB file lacks for them. `streams`: (experiment, stream folder, the reader's error in one line)."""
+    by_settings: dict[tuple[str, str], list[str]] = {}
+    for experiment, folder, problem in streams:
+        by_settings.setdefault((experiment.settings, problem), []).append(
+            _source_words(experiment.entry(folder), folder)
+        )
+    notes = []
+    for (settings, problem), sources in by_settings.items():
+        several = len(sources) > 1
+        notes.append(
+            f"The electrode positions of {in_words(sources)} could not be read from {settings}: it describes "
+            f"{'these probes' if several else 'this probe'} in a way the probe reader cannot parse ({problem}). "
+            f"The signals are still converted, but the NWB file will have no electrode geometry for "
+            f"{'them' if several else 'it'}: no positions of the channels on the probe, and no probe model."
+        )
     return notes
 
 
@@ -721,6 +845,7 @@ def _build_converter(folder: Path, stream_ids: Sequence[str]) -> NWBConverter:
     series = _series(entries)
     interfaces: dict[str, BaseDataInterface] = {}
     groups: dict[str, tuple[str, bool]] = {}  # electrode group -> (description, has a probe)
+    unread_probes = False
     for number, (stream_id, entry) in enumerate(entries.items()):
         node, _, stream_folder = _parse_stream_id(stream_id)
         interface = _interface(
@@ -729,6 +854,12 @@ def _build_converter(folder: Path, stream_ids: Sequence[str]) -> NWBConverter:
         if series[stream_id].neural:
             recording = interface.recording_extractor
             description = f"Channels of {_source_words(entry, stream_folder)}, recorded by Open Ephys."
+            if _probe_problem(interface):
+                unread_probes = True
+                description += (
+                    " Their positions on the probe are not in this file: the probe's description in settings.xml "
+                    "could not be read."
+                )
             for group in _name_electrode_groups(recording, _group_name(entry, stream_folder)):
                 groups[group] = (description, recording.has_probe())
         interfaces[stream_id] = interface
@@ -736,7 +867,11 @@ def _build_converter(folder: Path, stream_ids: Sequence[str]) -> NWBConverter:
     device = {
         "name": "OpenEphys",
         "description": f"Recorded with the Open Ephys GUI{' ' + ', '.join(versions) if versions else ''}; "
-        "the files do not name the amplifier or the electrodes.",
+        + (
+            "the probes described in settings.xml could not be read, so they are not described here."
+            if unread_probes
+            else "the files do not name the amplifier or the electrodes."
+        ),
     }
 
     class OpenEphysStreams(ConverterPipe):  # type: ignore[misc]  # neuroconv ships without type hints

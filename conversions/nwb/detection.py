@@ -57,6 +57,7 @@ __all__ = [
     "facts_for_streams",
     "format_handler",
     "list_upload_files",
+    "modality_for",
     "reader_view",
     "validate_stream_choice",
 ]
@@ -206,6 +207,15 @@ def _choice_rules(detection: Detection, format_key: str | None = None) -> tuple[
     if supported is None:
         return accept_any_choice, stream_facts
     return supported.check_choice, supported.facts
+
+
+def modality_for(detection: Detection, stream_ids: Sequence[str]) -> str:
+    """DANDI's modality part of the file name for these streams: each format's own, several joined
+    by "+" in alphabetical order as `dandi organize` writes them ("behavior+ecephys+image")."""
+    chosen = tuple(stream_ids) or detection.default_streams
+    keys = split_choice(detection, chosen) if chosen else {detection.format: ()}
+    handlers = [format_handler(key) for key in keys]
+    return "+".join(sorted({handler.modality for handler in handlers if handler is not None})) or "ecephys"
 
 
 def format_handler(format_key: str) -> SupportedFormat | None:

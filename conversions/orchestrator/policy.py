@@ -551,7 +551,8 @@ def _timeline(view: SessionView, metadata: dict[str, FieldValue], selected: Sequ
 
 def _timeline_line(item: Timing) -> str:
     where = "start not known yet" if item.start_s is None else f"from {item.start_s:g} s"
-    return f"• {item.label}: {where}, {describe_duration(item.duration_s)} ({item.how})"
+    kept = "; the NWB file links to the video, which stays on the portal beside it" if item.kind == "video" else ""
+    return f"• {item.label}: {where}, {describe_duration(item.duration_s)} ({item.how}{kept})"
 
 
 def _may_ask(view: SessionView, memory: Memory) -> bool:

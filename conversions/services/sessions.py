@@ -674,16 +674,14 @@ def _cancel_jobs(session: ConversionSession) -> None:
 def attempt_output_path(session: ConversionSession, attempt: ConversionAttempt) -> Path:
     """Where an attempt's NWB file goes: one folder per attempt, so earlier attempts are kept, and
     named as DANDI expects (sub-<id>_ses-<id>_<modality>.nwb) once the subject id is known."""
-    from conversions.nwb.detection import format_handler
     from conversions.nwb.naming import dandi_file_name, session_label
 
-    handler = format_handler(session.format) if session.format else None
     start = attempt.metadata.get("session_start_time")
     first = session.files.order_by("relative_path").first()
     name = dandi_file_name(
         subject_id=attempt.metadata.get("subject_id"),
         session_id=session_label(start) if start else None,
-        modality=handler.modality if handler else "ecephys",
+        modality=_modality(session, attempt.streams),
         fallback=PurePosixPath(first.relative_path).name.split(".")[0] if first else f"session-{session.id}",
     )
     return session.directory / f"attempt-{attempt.number}" / name
@@ -692,24 +690,32 @@ def attempt_output_path(session: ConversionSession, attempt: ConversionAttempt) 
 def preview_output_path(session: ConversionSession, preview: Preview) -> Path:
     """Where a preview's NWB file goes: beside the attempts, never mistaken for a result (DANDI's
     `desc-` entity marks it as a preview)."""
-    from conversions.nwb.detection import format_handler
     from conversions.nwb.naming import dandi_file_name, session_label
 
-    handler = format_handler(session.format) if session.format else None
     start = preview.metadata.get("session_start_time")
     first = session.files.order_by("relative_path").first()
+    modality = _modality(session, preview.streams)
     name = dandi_file_name(
         subject_id=preview.metadata.get("subject_id"),
         session_id=session_label(start) if start else None,
-        modality=handler.modality if handler else "ecephys",
+        modality=modality,
         fallback=PurePosixPath(first.relative_path).name.split(".")[0] if first else f"session-{session.id}",
     )
-    modality = handler.modality if handler else "ecephys"
     if name.endswith(f"_{modality}.nwb"):
         name = name.removesuffix(f"_{modality}.nwb") + f"_desc-preview_{modality}.nwb"
     else:
         name = name.removesuffix(".nwb") + "_preview.nwb"
     return session.directory / "previews" / f"preview-{preview.number}" / name
+
+
+def _modality(session: ConversionSession, stream_ids: Sequence[str]) -> str:
+    """The file name's modality for the chosen streams ("ecephys", "behavior+ecephys+image")."""
+    from conversions.nwb.detection import Detection, format_handler, modality_for
+
+    if session.detection:
+        return modality_for(Detection.from_json(session.detection), list(stream_ids or ()))
+    handler = format_handler(session.format) if session.format else None
+    return handler.modality if handler else "ecephys"
 
 
 def delete_sessions(listed: QuerySet[ConversionSession]) -> int:

@@ -322,7 +322,8 @@ def test_unrecognised_upload_lists_supported_formats_and_files(tmp_path: Path) -
         (["rec.ns7", "rec.txt"], ["blackrock"]),
         (["cell.abf2"], ["axon"]),
         (["notes.txt", "recording.dat"], ["openephys_binary", "neuroscope"]),
-        (["figure.png", "table.csv", "data.mat"], []),
+        (["figure.png", "table.csv", "data.mat"], ["pose"]),  # DeepLabCut writes its output as .csv too
+        (["figure.png", "data.mat"], []),
     ],
 )
 def test_the_closest_formats_are_those_whose_extensions_the_files_resemble(

@@ -177,6 +177,9 @@ def test_every_registered_format_is_complete() -> None:
         "neuralynx",
         "spike2",
         "edf",
+        "sorting",
+        "pose",
+        "video",
     ]
     for key, supported in SUPPORTED_FORMATS.items():
         assert isinstance(supported, SupportedFormat)

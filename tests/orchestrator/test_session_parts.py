@@ -1,0 +1,88 @@
+"""A recording with its parts in the conversation: what only the user can say to place them in time is
+asked before the plan, and the plan shows each part on the session's clock."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conversions.nwb.detection import detect_format
+from conversions.orchestrator.state import (
+    Awaiting,
+    FilesChanged,
+    FormatDetected,
+    RecordingSummary,
+    StartConversion,
+    StreamSummary,
+)
+from tests.conftest import real_data
+from tests.orchestrator.test_policy import Dialogue, actions
+
+FULL = "Jane Smith, MIT, V1 recording, subject mouse001, mouse, male, P90D"
+
+
+@pytest.fixture
+def dialogue(tmp_path: Path) -> Dialogue:
+    root = tmp_path / "upload"
+    root.mkdir()
+    shutil.copytree(real_data("spikeglx/Noise4Sam_g0"), root / "Noise4Sam_g0", copy_function=os.symlink)
+    shutil.copytree(real_data("kilosort/kilosort4"), root / "kilosort4", copy_function=os.symlink)
+    shutil.copytree(real_data("sleap/clip"), root / "sleap", copy_function=os.symlink)
+    detection = detect_format(root).to_json()
+    recording = RecordingSummary(
+        format=detection["format"],
+        format_label=detection["format_label"],
+        streams=tuple(
+            StreamSummary(**{key: s[key] for key in StreamSummary.model_fields if key in s})
+            for s in detection["streams"]
+        ),
+        default_streams=tuple(detection["default_streams"]),
+        file_count=len({f for s in detection["streams"] for f in s["files"]}),
+        detection=detection,
+    )
+    d = Dialogue()
+    d.send(FilesChanged(added=3, total=3))
+    d.send(
+        FormatDetected(
+            files_version=d.view.memory.files_version, recording=recording, file_metadata=detection["file_metadata"]
+        )
+    )
+    d.view = d.view.model_copy(update={"recording": recording})
+    return d
+
+
+def test_when_the_camera_started_is_asked_then_every_part_is_placed_in_the_plan(dialogue: Dialogue) -> None:
+    dialogue.say(FULL)
+    assert dialogue.view.awaiting == Awaiting.REQUIRED_METADATA
+    assert "When did the video start, in seconds after the recording started" in dialogue.text
+
+    step = dialogue.say("video start: 2.5 s later")
+
+    assert dialogue.view.awaiting == Awaiting.APPROVAL
+    assert dialogue.value("behaviour_start_s") == 2.5
+    plan = step.replies[-1]
+    starts = {item["stream_id"]: item["start_s"] for item in plan.data["timeline"]}
+    assert starts == {"imec0.ap": 0.0, "sorting": 0.0, "pose:clip.predictions.slp": 2.5, "video:clip.mp4": 2.5}
+    assert "spike sorting (Kilosort 4, 403 units: 253 good, 150 mua): from 0 s" in plan.text
+    assert "the camera started 2.5 s after the recording" in plan.text
+    approved = dialogue.act("approve")
+    assert actions(approved, StartConversion)[0].streams == tuple(dialogue.view.recording.default_streams)
+
+
+def test_an_answer_that_is_not_a_time_is_refused_and_nothing_is_stored(dialogue: Dialogue) -> None:
+    dialogue.say(FULL)
+    dialogue.say("video start: whenever")
+    assert dialogue.view.metadata.get("behaviour_start_s") is None
+    assert "is not a time after the recording's start" in dialogue.text
+
+
+def test_without_the_video_and_pose_nothing_about_the_camera_is_asked(dialogue: Dialogue) -> None:
+    from conversions.orchestrator.state import UserAction
+
+    dialogue.send(UserAction(action="select_streams", value=["imec0.ap", "sorting"]))
+    dialogue.say(FULL)
+    assert dialogue.view.awaiting == Awaiting.APPROVAL
+    assert "video start" not in dialogue.text.lower()

@@ -161,8 +161,17 @@ def _stream_words(stream: StreamOption) -> set[str]:
     name = re.split(r"[/\\]", stream.id)[-1]
     label = stream.label.split("(")[0]
     # "File_Reader-106.0": "106" is the node's number only together with its name.
-    words = _words(f"{name.lower()} {label.lower()}")
+    words = _words(f"{name.lower()} {label.lower()}") | _KIND_WORDS.get(stream.kind, set())
     return {word for word in words if word not in _COMMON and not word.isdigit() and len(word) > 1}
+
+
+# What a session's parts are called, whichever tool made them: "the units", "the Kilosort output",
+# "the DLC tracking", "the camera".
+_KIND_WORDS = {
+    "spikes": {"units", "sorting", "sorted", "spikes", "clusters", "kilosort", "phy"},
+    "pose": {"pose", "poses", "tracking", "keypoints", "bodyparts", "deeplabcut", "dlc", "sleap"},
+    "video": {"video", "videos", "camera", "movie", "movies"},
+}
 
 
 def _named_streams(words: set[str], streams: Sequence[StreamOption]) -> set[str]:

@@ -129,3 +129,34 @@ def test_messages_that_choose_no_streams(text: str) -> None:
 
 def test_a_recording_with_one_stream_has_nothing_to_choose() -> None:
     assert parse_stream_choice("only the AP band", SPIKEGLX[:1], ("imec0.ap",)) is None
+
+
+# A recording with its parts, as detection labels them (nwb/parts.combine).
+SESSION = (
+    StreamOption("imec0.ap", "Neuropixels probe imec0, action potential band (AP)"),
+    StreamOption("sorting", "spike sorting (Kilosort 4, 403 units: 253 good, 150 mua)", kind="spikes"),
+    StreamOption("pose:clip.predictions.slp", "pose (SLEAP, 2 body parts, 1500 frames at 25 frames/s)", kind="pose"),
+    StreamOption("video:clip.mp4", "video clip.mp4 (1024×1024, 1500 frames at 25 frames/s)", kind="video"),
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "change", "expected"),
+    [
+        ("add the spike sorting", Change.ADD, ["imec0.ap", "sorting"]),
+        ("also convert the units", Change.ADD, ["imec0.ap", "sorting"]),
+        ("add the kilosort output", Change.ADD, ["imec0.ap", "sorting"]),
+        ("include the DLC tracking too", Change.ADD, ["imec0.ap", "pose:clip.predictions.slp"]),
+        ("add the pose and the video", Change.ADD, ["imec0.ap", "pose:clip.predictions.slp", "video:clip.mp4"]),
+        ("the camera as well", Change.ADD, ["imec0.ap", "video:clip.mp4"]),
+    ],
+)
+def test_a_sessions_parts_are_named_by_what_they_are(text: str, change: Change, expected: list[str]) -> None:
+    choice = parse_stream_choice(text, SESSION, ("imec0.ap",))
+    assert choice is not None and choice.change == change and list(choice.stream_ids) == expected
+
+
+@pytest.mark.parametrize("text", ["without the video", "no video please", "leave out the behaviour video"])
+def test_a_part_is_left_out_in_words(text: str) -> None:
+    choice = parse_stream_choice(text, SESSION, ("imec0.ap", "video:clip.mp4"))
+    assert choice is not None and choice.change == Change.REMOVE and choice.stream_ids == ("imec0.ap",)

@@ -1181,29 +1181,38 @@ def normalize_age_reference(raw: str) -> str:
 
 
 # "together", "at the same time", "with the recording": the camera started when the recording did.
-_TOGETHER = re.compile(r"^(?:they\s+)?(?:started\s+)?(?:together|at the same time|simultaneously|with the recording)$")
+_TOGETHER = re.compile(r"\b(?:together|at the same time|simultaneously|with the recording|at once)\b")
+# A time in a sentence: "2.5", "2.5 s", "300 ms later", "1 s before the recording", "-1.5".
 _SECONDS = re.compile(
-    r"^(?P<sign>[-+−])?\s*(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>s|sec|secs|second|seconds|ms|min|mins|minutes?)?"
-    r"(?:\s+(?P<side>after|later|before|earlier)(?:\s+(?:the\s+)?recording)?)?$"
+    r"(?<![\w.])(?P<sign>[-+−])?\s*(?P<number>\d+(?:\.\d+)?)\s*"
+    r"(?P<unit>ms|milliseconds?|s|secs?|seconds?|min|mins|minutes?)?\b"
+    r"(?:\s+(?P<side>after|later|before|earlier))?"
 )
-_UNIT_SECONDS = {"ms": 0.001, "min": 60.0, "mins": 60.0, "minute": 60.0, "minutes": 60.0}
+_UNIT_SECONDS = {"ms": 0.001, "millisecond": 0.001, "milliseconds": 0.001, "min": 60.0, "mins": 60.0}
 
 
 def normalize_seconds_after(raw: str) -> float:
-    """Seconds after the recording started that the camera started: "2.5", "2.5 s", "300 ms later",
-    "1 s before" (negative), "together" (0)."""
-    text = " ".join(raw.strip().lower().split())
-    if _TOGETHER.match(text):
+    """Seconds after the recording started that the camera started, from a value or a sentence:
+    "2.5", "2.5 s", "it started 300 ms later", "1 s before the recording" (negative), "together" (0).
+    Refused when the text holds no time, or several different ones."""
+    text = " ".join(raw.strip().lower().replace("−", "-").split())
+    times = {_seconds_of(match) for match in _SECONDS.finditer(text)}
+    if not times and _TOGETHER.search(text):
         return 0.0
-    match = _SECONDS.match(text)
-    if match is None:
-        raise ValueError(
-            f"'{raw}' is not a time after the recording's start; give seconds, e.g. 0 if they started together, "
-            "2.5 if the camera started 2.5 s later, or -1 if it started 1 s earlier."
-        )
-    value = float(match["number"]) * _UNIT_SECONDS.get(match["unit"] or "", 1.0)
-    before = match["sign"] in ("-", "−") or match["side"] in ("before", "earlier")
-    return -value if before else value
+    if len(times) == 1:
+        return times.pop()
+    what = "several times" if times else "no time"
+    raise ValueError(
+        f"'{raw}' holds {what} after the recording's start; give one, in seconds: e.g. 0 if they started "
+        "together, 2.5 if the camera started 2.5 s later, or -1 if it started 1 s earlier."
+    )
+
+
+def _seconds_of(match: re.Match[str]) -> float:
+    unit = match["unit"] or ""
+    scale = 60.0 if unit.startswith("min") else _UNIT_SECONDS.get(unit, 1.0)
+    value = float(match["number"]) * scale
+    return -value if match["sign"] == "-" or match["side"] in ("before", "earlier") else value
 
 
 _RATE = re.compile(r"^(?P<number>\d+(?:\.\d+)?)\s*(?:hz|fps|frames?\s*(?:per|/)\s*s(?:ec(?:ond)?)?|/s)?$")

@@ -457,6 +457,16 @@ def _next_after_metadata(
         asked = tuple(dict.fromkeys(required + SUBJECT_FIELDS))
         asking = _missing(metadata, asked, memory.declined) if first_request else missing_required
         return _ask(view, asking, updates=updates, memory=memory, preface=preface)
+    timing_missing = [name for name in _timing_fields(view, memory) if not _has(metadata, name)]
+    if timing_missing:
+        declined = [name for name in timing_missing if name in memory.declined]
+        if declined:
+            # Without them the parts cannot be placed in time: they are left out, and the plan says so.
+            memory, left_out = _without_unplaceable_parts(view, memory, declined)
+            preface = [*preface, left_out]
+        else:
+            # The parts cannot be written without them, whatever the limits: ask for them alone.
+            return _ask(view, timing_missing, updates=updates, memory=memory, preface=preface, single=True)
     if "session_start_time" in missing_required:
         # NWB cannot be written without it, whatever the limits: ask for it alone.
         memory = memory.model_copy(update={"declined": [n for n in memory.declined if n != "session_start_time"]})
@@ -529,6 +539,34 @@ def _timing_fields(view: SessionView, memory: Memory) -> tuple[str, ...]:
     if any(stream_id in rates and not rates[stream_id] for stream_id in selected):
         needed.append("pose_rate_hz")
     return tuple(needed)
+
+
+def _without_unplaceable_parts(view: SessionView, memory: Memory, declined: Sequence[str]) -> tuple[Memory, str]:
+    """The selection without the parts the declined values would have placed: the video and pose
+    when the camera's start is not said, the pose whose frame rate is not known."""
+    recording = view.recording
+    assert recording is not None and recording.detection
+    detection = Detection.from_json(recording.detection)
+    rates = detection.file_metadata.get("pose_rates", {})
+    selected = [s for s in (memory.selected_streams or recording.default_streams) if s in _recording_ids(recording)]
+
+    def unplaceable(stream: StreamSummary) -> bool:
+        if "behaviour_start_s" in declined and stream.kind in ("pose", "video"):
+            return True
+        return "pose_rate_hz" in declined and stream.id in rates and not rates[stream.id]
+
+    dropped = [s for s in recording.streams if s.id in selected and unplaceable(s)]
+    kept = [s for s in selected if s not in {d.id for d in dropped}]
+    why = (
+        "when the camera started is not known"
+        if "behaviour_start_s" in declined
+        else "the frame rate of the pose is not known"
+    )
+    text = (
+        f"Leaving out {_stream_list(dropped)}: {why}, so they cannot be placed on the recording's clock. "
+        "To include them, give it and say “add the video and the pose”."
+    )
+    return memory.model_copy(update={"selected_streams": kept}), text
 
 
 def _recording_ids(recording: RecordingSummary) -> set[str]:

@@ -160,6 +160,7 @@ def _recording(session: ConversionSession) -> dict[str, Any]:
                 "sampling_rate_hz": stream.get("sampling_rate_hz"),
                 "duration_s": stream.get("duration_s"),
                 "size_bytes": stream.get("size_bytes"),
+                "kind": stream.get("kind", "neural"),
                 "selected": stream["id"] in selected,
             }
             for stream in detection.get("streams", ())
@@ -192,12 +193,48 @@ def _attempt(
         # What the delivered file holds; none for an attempt that delivered no file.
         "metadata": _file_metadata(attempt, now, validation, plans) if succeeded else [],
         "issue_count": len(attempt.issues.all()),
+        # Where each converted stream was placed on the session's clock, and how its start was found.
+        "timing": _timing(session, attempt),
         "output_url": (
             reverse("api:session_output", kwargs={"session_id": session.id}) + f"?attempt={attempt.number}"
             if succeeded
             else None
         ),
     }
+
+
+def _timing(session: ConversionSession, attempt: ConversionAttempt) -> list[dict[str, Any]]:
+    """The alignment an attempt used, for sessions with parts (sorting, pose, video); [] otherwise."""
+    from conversions.nwb.detection import Detection
+    from conversions.nwb.normalizers import normalize_seconds_after
+    from conversions.nwb.parts import timing
+
+    if not session.detection or not session.detection.get("file_metadata", {}).get("parts"):
+        return []
+    detection = Detection.from_json(session.detection)
+    known = {stream.id for stream in detection.streams}
+    chosen = [stream_id for stream_id in (attempt.streams or detection.default_streams) if stream_id in known]
+    said = attempt.metadata.get("behaviour_start_s")
+    try:
+        start = (
+            None
+            if said in (None, "")
+            else float(said)
+            if isinstance(said, int | float)
+            else normalize_seconds_after(str(said))
+        )
+    except ValueError:
+        start = None
+    return [
+        {
+            "stream_id": item.stream_id,
+            "label": item.label,
+            "start_s": item.start_s,
+            "duration_s": item.duration_s,
+            "how": item.how,
+        }
+        for item in timing(detection, chosen, behaviour_start_s=start)
+    ]
 
 
 def _file_metadata(

@@ -154,6 +154,7 @@
     if (message.card === "formats") item.appendChild(formatChoices(data.options || []));
     if (message.card === "options" && (data.options || []).length) item.appendChild(optionButtons(data.options));
     if (message.card === "plan") {
+      if ((data.timeline || []).some((part) => PART_KINDS[part.kind])) item.appendChild(timeAxis(data.timeline));
       if ((data.all_streams || []).length > 1) item.appendChild(streamChooser(data.all_streams));
       item.appendChild(planButtons());
     }
@@ -262,6 +263,56 @@
   }
 
   // A checkbox per stream of the recording; the choice goes through the same action as the API's.
+  // What a session's parts are called on the plan's time axis, by kind of stream.
+  const PART_KINDS = { spikes: "spike sorting", pose: "pose", video: "video" };
+  const SVG = "http://www.w3.org/2000/svg";
+
+  function svg(name, attributes, ...children) {
+    const node = document.createElementNS(SVG, name);
+    Object.entries(attributes).forEach(([key, value]) => node.setAttribute(key, String(value)));
+    children.forEach((child) => node.appendChild(child));
+    return node;
+  }
+
+  // Each chosen stream as a bar on the session's clock: where it starts and how long it lasts; a
+  // part whose start is not known yet is drawn from 0, hatched, and says so.
+  function timeAxis(timeline) {
+    const ends = timeline.map((part) => (part.start_s || 0) + part.duration_s);
+    const first = Math.min(0, ...timeline.map((part) => part.start_s || 0));
+    const last = Math.max(...ends, first + 1);
+    const width = 560, left = 120, row = 22, top = 6;
+    const x = (seconds) => left + ((seconds - first) / (last - first)) * (width - left - 10);
+    const height = top + timeline.length * row + 24;
+    const plot = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "time-axis", role: "img" });
+    plot.appendChild(svg("title", {})).textContent = "Where each part sits on the session's clock";
+    timeline.forEach((part, index) => {
+      const y = top + index * row;
+      const known = part.start_s !== null && part.start_s !== undefined;
+      const name = PART_KINDS[part.kind] || "recording";
+      const label = svg("text", { x: 0, y: y + 14, class: "time-axis-label" });
+      label.textContent = known ? name : `${name} (start?)`;
+      const bar = svg("rect", {
+        x: x(known ? part.start_s : 0),
+        y: y + 3,
+        width: Math.max(2, x((known ? part.start_s : 0) + part.duration_s) - x(known ? part.start_s : 0)),
+        height: row - 8,
+        class: `time-axis-bar ${part.kind}${known ? "" : " unknown"}`,
+      });
+      bar.appendChild(svg("title", {})).textContent = `${part.label}: ${
+        known ? `from ${part.start_s} s` : "start not known yet"
+      }, ${part.duration_s.toFixed(1)} s (${part.how})`;
+      plot.append(label, bar);
+    });
+    const axisY = top + timeline.length * row + 4;
+    plot.appendChild(svg("line", { x1: left, x2: width - 10, y1: axisY, y2: axisY, class: "time-axis-line" }));
+    [first, last].forEach((seconds, index) => {
+      const tick = svg("text", { x: index ? width - 10 : left, y: axisY + 16, class: `time-axis-tick${index ? " end" : ""}` });
+      tick.textContent = `${Math.round(seconds * 10) / 10} s`;
+      plot.appendChild(tick);
+    });
+    return element("figure", { className: "time-axis-figure" }, plot);
+  }
+
   function streamChooser(streams) {
     const box = element("fieldset", { className: "streams" }, element("legend", { text: "Streams to convert" }));
     streams.forEach((stream) => {

@@ -76,7 +76,8 @@ def test_an_answer_that_is_not_a_time_is_refused_and_nothing_is_stored(dialogue:
     dialogue.say(FULL)
     dialogue.say("video start: whenever")
     assert dialogue.view.metadata.get("behaviour_start_s") is None
-    assert "is not a time after the recording's start" in dialogue.text
+    assert "holds no time after the recording's start" in dialogue.text
+    assert dialogue.view.awaiting == Awaiting.REQUIRED_METADATA  # asked again, never a plan without it
 
 
 def test_without_the_video_and_pose_nothing_about_the_camera_is_asked(dialogue: Dialogue) -> None:
@@ -86,3 +87,14 @@ def test_without_the_video_and_pose_nothing_about_the_camera_is_asked(dialogue: 
     dialogue.say(FULL)
     assert dialogue.view.awaiting == Awaiting.APPROVAL
     assert "video start" not in dialogue.text.lower()
+
+
+def test_a_user_who_cannot_say_when_the_camera_started_gets_the_plan_without_video_and_pose(
+    dialogue: Dialogue,
+) -> None:
+    dialogue.say(FULL)
+    step = dialogue.say("skip")
+    assert dialogue.view.awaiting == Awaiting.APPROVAL
+    assert dialogue.view.memory.selected_streams == ["imec0.ap", "sorting"]
+    assert "Leaving out pose" in dialogue.text and "when the camera started is not known" in dialogue.text
+    assert [s["id"] for s in step.replies[-1].data["streams"]] == ["imec0.ap", "sorting"]

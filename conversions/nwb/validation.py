@@ -204,10 +204,10 @@ class Rule:
 
 
 # Checks of modalities the portal never writes are left out of RULES: ophys (ImagingPlane,
-# OpticalChannel, PlaneSegmentation, RoiResponseSeries), behavior (SpatialSeries, CompassDirection),
-# images and image series (ImageSeries, Images, IndexSeries) and optogenetics
-# (OptogeneticStimulusSite). The portal converts ecephys and icephys recordings and sorted units,
-# which hold none of these types, so those checks cannot fire on its files. Listed by neurodata type
+# OpticalChannel, PlaneSegmentation, RoiResponseSeries), compass directions, image collections
+# (Images, IndexSeries) and optogenetics (OptogeneticStimulusSite). The portal converts ecephys and
+# icephys recordings, sorted units, pose (ndx-pose's series are SpatialSeries) and behaviour videos
+# (external ImageSeries), which hold none of these types, so those checks cannot fire on its files. Listed by neurodata type
 # so that a new check on any other type (tests iterate nwbinspector's registry) needs a rule.
 LEFT_OUT_NEURODATA_TYPES = frozenset(
     {
@@ -215,9 +215,7 @@ LEFT_OUT_NEURODATA_TYPES = frozenset(
         "OpticalChannel",
         "PlaneSegmentation",
         "RoiResponseSeries",
-        "SpatialSeries",
         "CompassDirection",
-        "ImageSeries",
         "Images",
         "IndexSeries",
         "OptogeneticStimulusSite",
@@ -498,6 +496,48 @@ RULES: dict[str, Rule] = {
     "check_spike_times_not_in_samples": Rule(
         "explain",
         "The spike times are whole numbers, as if they counted samples rather than seconds. " + _FROM_THE_RECORDING,
+    ),
+    # --- the behaviour video and the pose tracked in it ------------------------------------------------
+    "check_image_series_external_file_valid": Rule(
+        "explain",
+        "The NWB file links to a video that is not beside it. The portal keeps each video in the folder "
+        "named after the NWB file (<name>_video); keep that folder next to the NWB file when you move or upload it.",
+    ),
+    "check_image_series_external_file_relative": Rule(
+        "fix",
+        "The video is linked by an absolute path, which breaks as soon as the files are moved.",
+        how="formats/video.py links each video by its path relative to the NWB file (<name>_video/<file>)",
+    ),
+    "check_image_series_data_size": Rule(
+        "fix",
+        "The video's frames are stored inside the NWB file, which makes it very large; DANDI asks for videos to "
+        "stay video files beside it.",
+        how="formats/video.py never stores frames inside the file: every video is linked as an external file",
+    ),
+    "check_image_series_starting_frame_without_external_file": Rule(
+        "fix",
+        "A video series says where each file starts without linking any file.",
+        how="formats/video.py writes starting_frame only together with the external file it counts in",
+    ),
+    "check_spatial_series_dims": Rule(
+        "explain",
+        "A pose series holds more than three coordinates per frame; body parts are tracked in x and y (and z). "
+        "This comes from the pose file as the tracking software wrote it.",
+    ),
+    "check_spatial_series_unit": Rule(
+        "explain",
+        "A pose or position series names a unit that is not a length, an angle, pixels or 'n.a.'. This comes "
+        "from the pose file as the tracking software wrote it.",
+    ),
+    "check_spatial_series_degrees_magnitude": Rule(
+        "explain",
+        "A series in degrees holds values beyond ±360, which angles in degrees do not reach. This comes from the "
+        "tracking software's output.",
+    ),
+    "check_spatial_series_radians_magnitude": Rule(
+        "explain",
+        "A series in radians holds values beyond ±2π, which angles in radians do not reach. This comes from the "
+        "tracking software's output.",
     ),
     "check_units_table_duration": Rule(
         "explain",

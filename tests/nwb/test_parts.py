@@ -268,3 +268,25 @@ def test_a_recording_with_sorting_pose_and_video_is_one_file_on_one_clock(tmp_pa
         assert nwbfile.processing["behavior"]["Video clip"].starting_time == pytest.approx(start + 1.5)
         pose = next(iter(nwbfile.processing["SLEAP_VIDEO_000_clip"].data_interfaces.values()))
         assert next(iter(pose.pose_estimation_series.values())).starting_time == pytest.approx(start + 1.5)
+
+
+def test_a_preview_holds_a_stub_of_every_part(tmp_path):
+    root = _upload(tmp_path, Noise4Sam_g0="spikeglx/Noise4Sam_g0", kilosort4="kilosort/kilosort4", sleap="sleap/clip")
+    detection = detect_format(root)
+    output = tmp_path / "previews" / "p_desc-preview.nwb"
+    result = convert_recording(
+        source_root=root,
+        detection=detection,
+        stream_ids=(),
+        metadata={**METADATA, "behaviour_start_s": 0},
+        timezone="UTC",
+        output_path=output,
+        stub=True,
+    )
+    assert result.preview and result.beside == (output.parent / f"{output.stem}_video" / "clip.mp4",)
+    with _read(output) as io:
+        nwbfile = io.read()
+        assert "ElectricalSeriesAP" in nwbfile.acquisition
+        assert 0 < sum(len(times) for times in nwbfile.units.to_dataframe()["spike_times"]) < 290_360
+        assert "Video clip" in nwbfile.processing["behavior"].data_interfaces
+        assert "SLEAP_VIDEO_000_clip" in nwbfile.processing

@@ -229,6 +229,8 @@ def test_left_out_types_are_types_nwbinspector_checks_and_none_the_portal_writes
         "TimeSeries",
         "ElectricalSeries",
         "Units",
+        "SpatialSeries",
+        "ImageSeries",
         "IntracellularElectrode",
         "SweepTable",
         "ProcessingModule",

@@ -207,8 +207,9 @@ class Rule:
 # OpticalChannel, PlaneSegmentation, RoiResponseSeries), compass directions, image collections
 # (Images, IndexSeries) and optogenetics (OptogeneticStimulusSite). The portal converts ecephys and
 # icephys recordings, sorted units, pose (ndx-pose's series are SpatialSeries) and behaviour videos
-# (external ImageSeries), which hold none of these types, so those checks cannot fire on its files. Listed by neurodata type
-# so that a new check on any other type (tests iterate nwbinspector's registry) needs a rule.
+# (external ImageSeries), which hold none of these types, so those checks cannot fire on its files.
+# Listed by neurodata type so that a new check on any other type (tests iterate nwbinspector's
+# registry) needs a rule.
 LEFT_OUT_NEURODATA_TYPES = frozenset(
     {
         "ImagingPlane",

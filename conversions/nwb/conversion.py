@@ -38,9 +38,10 @@ from .detection import Detection, Stream, SupportedFormat, format_handler
 from .errors import ConversionCancelled, ConversionFailed
 from .fastwrite import WRITERS, default_threads, write_nwbfile
 from .fields import FIELDS, Placement
+from .formats.base import FrameTimes
 from .naming import session_label, temporary_path_for
 from .normalizers import normalize_frame_rate, normalize_seconds_after
-from .parts import needs_behaviour_start, restricted, split_choice
+from .parts import PART_KINDS, camera_pulses, needs_behaviour_start, restricted, split_choice
 from .quantities import describe_duration
 
 if TYPE_CHECKING:
@@ -178,9 +179,12 @@ def convert_recording(
             tracker.check_stop()  # the last chance for formats that report nothing until the write ends
             with _failure_as("converting", file_names):
                 nwbfile = converter.create_nwbfile(metadata=nwb_metadata, conversion_options=conversion_options)
+                pulses = _camera_pulses(source_root, detection, chosen)
                 for part in parts:
                     tracker.check_stop()
-                    _add_part(part, nwbfile, nwb_metadata, converter, behaviour_start, output_path, placed, stub=stub)
+                    _add_part(
+                        part, nwbfile, nwb_metadata, converter, behaviour_start, pulses, output_path, placed, stub=stub
+                    )
                     for stream_id in part.data_interface_objects:
                         tracker.stream_done(stream_id, 1.0)
                 applied = tuple(description.fix for description in descriptions if description.is_in(nwbfile))
@@ -290,6 +294,7 @@ def _add_part(
     metadata: dict[str, Any],
     converter: NWBConverter,
     behaviour_start: float | None,
+    pulses: Mapping[str, np.ndarray],
     output_path: Path,
     placed: list[Path],
     *,
@@ -299,9 +304,12 @@ def _add_part(
     where the recording starts (its first sample, which a reader may place after 0), a video or pose
     where the user said the camera started after it (at 0 without a recording)."""
     recording_start = _recording_start(converter)
-    for interface in part.data_interface_objects.values():
+    for stream_id, interface in part.data_interface_objects.items():
         if hasattr(interface, "sorting_extractor"):
             interface.set_aligned_starting_time(recording_start)
+        elif stream_id in pulses:
+            frame_times = recording_start + pulses[stream_id]
+            interface.set_aligned_timestamps(frame_times.view(FrameTimes))
         else:
             camera_start = 0.0 if behaviour_start is None else recording_start + behaviour_start
             interface.set_aligned_starting_time(camera_start)
@@ -310,6 +318,28 @@ def _add_part(
         options = {"stub_test": True} if stub and _takes_stub_test(interface) else {}
         interface.add_to_nwbfile(nwbfile, metadata=metadata, **options)
         placed.extend(getattr(interface, "placed", ()))
+
+
+def _camera_pulses(source_root: Path, detection: Detection, chosen: Sequence[str]) -> dict[str, np.ndarray]:
+    """Each chosen video's and pose's frame times from the recording's TTL pulses (seconds after the
+    recording's first sample), where one TTL line has a pulse per frame (`parts.camera_pulses`)."""
+    from .formats.openephys_binary import rising_times
+
+    streams = [detection.stream(stream_id) for stream_id in chosen]
+    recordings = [stream for stream in streams if stream.kind not in PART_KINDS]
+    found: dict[str, np.ndarray] = {}
+    for stream in streams:
+        pulses = camera_pulses(detection, stream, recordings) if stream.kind in ("pose", "video") else None
+        if pulses is None:
+            continue
+        times = rising_times(source_root, pulses.events, pulses.line) - pulses.zero_s
+        if len(times) != pulses.count:
+            raise ConversionFailed(
+                f"The TTL pulses on {pulses.label} changed since the upload was checked. Upload the recording again.",
+                detail=f"{len(times)} pulses, {pulses.count} expected",
+            )
+        found[stream.id] = times
+    return found
 
 
 def _recording_start(converter: NWBConverter) -> float:

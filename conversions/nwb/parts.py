@@ -43,7 +43,7 @@ def combine(primary: Detection, *others: Detection) -> Detection:
         streams.extend(other.streams)
         defaults.extend(other.default_streams)
         notes.extend(other.notes)
-        for key in ("sortings", "pose_rates", "pose_frames"):
+        for key in ("sortings", "pose_rates", "pose_frames", "video_frames"):
             if key in other.file_metadata:
                 metadata[key] = {**metadata.get(key, {}), **other.file_metadata[key]}
     metadata["parts"] = parts
@@ -109,12 +109,16 @@ def timing(detection: Detection, stream_ids: Sequence[str], *, behaviour_start_s
     on_recording_clock = [stream for stream in chosen if stream.kind not in CAMERA_CLOCK_PARTS]
     found = []
     for stream in chosen:
+        pulses = camera_pulses(detection, stream, recordings) if stream.kind in CAMERA_CLOCK_PARTS else None
         if stream.kind not in PART_KINDS or (not is_part(detection, stream.id) and stream.kind == "spikes"):
             start, how = 0.0, "the session starts with the recording"
         elif stream.kind == "spikes":
             start, how = 0.0, _sorting_how(detection, stream, recordings)
         elif not on_recording_clock:
             start, how = 0.0, "the session's clock starts with the first video frame"
+        elif pulses is not None:
+            start = pulses.first_s
+            how = f"each of its {pulses.count} frames is timed by a pulse on {pulses.label}"
         elif behaviour_start_s is not None:
             start, how = behaviour_start_s, f"the camera started {_seconds(behaviour_start_s)} after the recording"
         else:
@@ -126,8 +130,66 @@ def timing(detection: Detection, stream_ids: Sequence[str], *, behaviour_start_s
 def needs_behaviour_start(detection: Detection, stream_ids: Sequence[str]) -> bool:
     """Whether the choice puts video or pose beside a recording or a sorting (the recording's clock),
     so the camera's start must be said."""
-    kinds = {detection.stream(stream_id).kind for stream_id in stream_ids}
-    return bool(kinds - set(CAMERA_CLOCK_PARTS)) and bool(kinds & set(CAMERA_CLOCK_PARTS))
+    chosen = [detection.stream(stream_id) for stream_id in stream_ids]
+    kinds = {stream.kind for stream in chosen}
+    if not (kinds - set(CAMERA_CLOCK_PARTS) and kinds & set(CAMERA_CLOCK_PARTS)):
+        return False
+    recordings = [stream for stream in chosen if stream.kind not in PART_KINDS]
+    cameras = [stream for stream in chosen if stream.kind in CAMERA_CLOCK_PARTS]
+    return any(camera_pulses(detection, stream, recordings) is None for stream in cameras)
+
+
+@dataclass(frozen=True)
+class CameraPulses:
+    """The recording's TTL line that times a video's (or its pose's) frames, one pulse per frame."""
+
+    label: str  # "TTL line 2 of NI-DAQmx-103.PXIe-6341"
+    events: str  # the TTL folder, relative to the upload root
+    line: int
+    count: int
+    first_s: float  # the first pulse, in seconds after the recording's first sample
+    zero_s: float  # the recording's first sample on the clock the pulses are timed on
+
+
+def camera_pulses(detection: Detection, camera: Stream, recordings: Sequence[Stream]) -> CameraPulses | None:
+    """The one TTL line of the chosen recording's experiment with exactly as many rising edges as the
+    video (or the pose) has frames, timed on the clock of the recording's first stream; None when no
+    line, or more than one, matches: then the user is asked when the camera started."""
+    frames = _frames(detection, camera)
+    starts = detection.file_metadata.get("stream_starts", {})
+    timed = [stream for stream in recordings if stream.id in starts]
+    if not frames or not timed:
+        return None
+    groups = {stream.group for stream in timed}
+    matching = [
+        line
+        for line in detection.file_metadata.get("pulse_lines", [])
+        if line.get("group", "") in groups and line.get("rising") == frames
+    ]
+    if len(matching) != 1:
+        return None
+    (line,) = matching
+    zero = float(starts[timed[0].id])
+    return CameraPulses(
+        label=str(line["label"]),
+        events=str(line["events"]),
+        line=int(line["line"]),
+        count=int(frames),
+        first_s=float(line["first_s"]) - zero,
+        zero_s=zero,
+    )
+
+
+def _frames(detection: Detection, camera: Stream) -> int:
+    """The camera's frames: a video's own; for pose, those of the video it was tracked in when the
+    upload holds it (SLEAP may leave the last frames without pose), else the frames the pose spans."""
+    videos = detection.file_metadata.get("video_frames", {})
+    if camera.id in videos:
+        return int(videos[camera.id])
+    for stream in detection.streams:
+        if stream.kind == "video" and set(stream.files) & set(camera.files) and stream.id in videos:
+            return int(videos[stream.id])
+    return int(detection.file_metadata.get("pose_frames", {}).get(camera.id) or 0)
 
 
 def recording_for_sorting(detection: Detection, sorting: Stream, candidates: Sequence[Stream]) -> Stream | None:

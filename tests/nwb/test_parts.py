@@ -290,3 +290,69 @@ def test_a_preview_holds_a_stub_of_every_part(tmp_path):
         assert 0 < sum(len(times) for times in nwbfile.units.to_dataframe()["spike_times"]) < 290_360
         assert "Video clip" in nwbfile.processing["behavior"].data_interfaces
         assert "SLEAP_VIDEO_000_clip" in nwbfile.processing
+
+
+def _write_video(path: Path, frames: int, rate: int = 30) -> None:
+    """A short grey video, as a camera would save it (MPEG-4 in .mp4)."""
+    import av
+
+    with av.open(str(path), mode="w") as container:
+        stream = container.add_stream("mpeg4", rate=rate)
+        stream.width, stream.height, stream.pix_fmt = 32, 32, "yuv420p"
+        for index in range(frames):
+            frame = av.VideoFrame.from_ndarray(np.full((32, 32, 3), index % 255, dtype=np.uint8), format="rgb24")
+            for packet in stream.encode(frame):
+                container.mux(packet)
+        for packet in stream.encode():
+            container.mux(packet)
+
+
+def test_a_video_whose_frames_match_a_ttl_line_is_timed_by_its_pulses(tmp_path):
+    """Open Ephys saved the camera's frame pulses on an NI-DAQ TTL line: each frame takes its pulse's
+    time, and nobody is asked when the camera started."""
+    node = "Record Node 101"
+    root = _upload(tmp_path, **{node: f"openephys_binary/aind_v0.6_multiexp_multistream/{node}"})
+    recording = root / node / "experiment1" / "recording1"
+    ttl = recording / "events" / "NI-DAQmx-103.PXIe-6341" / "TTL"
+    states, times = np.load(ttl / "states.npy"), np.load(ttl / "timestamps.npy")
+    zero = float(np.load(recording / "continuous" / "Neuropix-PXI-100.ProbeB" / "timestamps.npy")[0])
+    frames = 30
+    rng = np.random.default_rng(5)
+    camera = zero + 0.25 + np.arange(frames) / 30.0 + rng.uniform(0, 0.002, frames)  # a camera's jitter
+    for name in ("states.npy", "timestamps.npy"):
+        (ttl / name).unlink()  # linked to the real file: replaced, never written through
+    np.save(ttl / "states.npy", np.concatenate([states, np.tile([3, -3], frames)]).astype(np.int16))
+    np.save(ttl / "timestamps.npy", np.concatenate([times, np.repeat(camera, 2) + np.tile([0, 0.001], frames)]))
+    _write_video(root / "cam.mp4", frames)
+
+    detection = detect_format(root)
+    chosen = ("Record Node 101/experiment1/Neuropix-PXI-100.ProbeB", "video:cam.mp4")
+    assert not needs_behaviour_start(detection, chosen)
+    placed = {item.stream_id: item for item in timing(detection, chosen, behaviour_start_s=None)}
+    assert placed["video:cam.mp4"].start_s == pytest.approx(camera[0] - zero)
+    assert (
+        placed["video:cam.mp4"].how
+        == "each of its 30 frames is timed by a pulse on TTL line 3 of NI-DAQmx-103.PXIe-6341"
+    )
+
+    output = tmp_path / "out" / "s.nwb"
+    convert_recording(
+        source_root=root, detection=detection, stream_ids=chosen, metadata=METADATA, timezone="UTC", output_path=output
+    )
+    with _read(output) as io:
+        nwbfile = io.read()
+        start = next(iter(nwbfile.acquisition.values())).starting_time
+        video = nwbfile.processing["behavior"]["Video cam"]
+        np.testing.assert_allclose(video.timestamps[:], start + camera - zero, rtol=0, atol=1e-9)
+
+
+def test_a_ttl_line_with_another_count_of_pulses_times_nothing(tmp_path):
+    node = "Record Node 101"
+    root = _upload(tmp_path, **{node: f"openephys_binary/aind_v0.6_multiexp_multistream/{node}"})
+    _write_video(root / "cam.mp4", 12)  # the real TTL lines hold 1 Hz sync pulses, never 12 of them
+    detection = detect_format(root)
+    chosen = ("Record Node 101/experiment1/Neuropix-PXI-100.ProbeB", "video:cam.mp4")
+    assert needs_behaviour_start(detection, chosen)
+    assert {line["label"] for line in detection.file_metadata["pulse_lines"]} >= {
+        "TTL line 1 of NI-DAQmx-103.PXIe-6341"
+    }

@@ -198,6 +198,7 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
         )
     defaults = [stream for stream in streams if stream.id in default_streams]
     probe_words = {stream_id: _probe_words(probe) for stream_id, probe in probes.items()}
+    pulse_lines, stream_starts = _pulse_lines(root, experiments, files, several_experiments=several_experiments)
     file_metadata: dict[str, Any] = {
         "session_start_time": first.start_time.isoformat() if first.start_time else None,
         "device": "; ".join(dict.fromkeys(devices[stream.id] for stream in defaults)),
@@ -215,6 +216,10 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
         # Each stream's own, for another choice than the defaults (`stream_facts`).
         "stream_devices": devices,
         "stream_probes": probe_words,
+        # TTL lines (a camera's frame pulses among them), to place a video beside the recording
+        # (`nwb.parts`), and each stream's first time on the clock those pulses are timed on.
+        "pulse_lines": pulse_lines,
+        "stream_starts": stream_starts,
     }
     return Detection(
         format=_KEY,
@@ -224,6 +229,82 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
         file_metadata=file_metadata,
         notes=tuple(notes),
     )
+
+
+def _pulse_lines(
+    root: Path, experiments: Sequence[_Experiment], files: Sequence[str], *, several_experiments: bool
+) -> tuple[list[dict[str, Any]], dict[str, float]]:
+    """Each TTL line of each experiment with one recording, counted: Open Ephys 0.6+ saves a TTL
+    event's line in `states.npy` (+line when it rises, -line when it falls) and its time in
+    `timestamps.npy`, in the seconds the record node synchronises every stream to; and each stream's
+    first time on that clock (`continuous/<stream>/timestamps.npy`). A file that cannot be read is
+    passed over: these only spare the user a question."""
+    present = set(files)
+    lines: list[dict[str, Any]] = []
+    starts: dict[str, float] = {}
+    for experiment in experiments:
+        if len(experiment.recordings) != 1:
+            continue  # several recordings (segments) of one experiment: times restart; not used
+        recording = experiment.recordings[0]
+        group = _experiment_group(experiment.number) if several_experiments else ""
+        for folder, continuous in recording.streams.items():
+            seconds = f"{recording.folder}/continuous/{folder}/timestamps.npy"
+            first = (
+                _first_value(root / seconds) if seconds in present and seconds != continuous.sample_numbers else None
+            )
+            if first is not None:
+                starts[experiment.stream_id(folder)] = first
+        events = f"{recording.folder}/events/"
+        for name in files:
+            if not (name.startswith(events) and name.endswith("/TTL/states.npy")):
+                continue
+            ttl = name.rpartition("/")[0]
+            times_file = f"{ttl}/timestamps.npy"
+            counted = _rising_edges(root / name, root / times_file) if times_file in present else None
+            source = ttl[len(events) :].rpartition("/")[0]
+            for line, (count, first_s) in sorted((counted or {}).items()):
+                lines.append(
+                    {
+                        "label": f"TTL line {line} of {source}",
+                        "group": group,
+                        "line": line,
+                        "rising": count,
+                        "first_s": first_s,
+                        "events": ttl,
+                    }
+                )
+    return lines, starts
+
+
+def _first_value(path: Path) -> float | None:
+    try:
+        values = np.load(path, mmap_mode="r", allow_pickle=False)
+        return float(values[0]) if values.ndim == 1 and len(values) else None
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _rising_edges(states_path: Path, times_path: Path) -> dict[int, tuple[int, float]] | None:
+    """Line -> (rising edges, time of the first), from a TTL folder's states and timestamps."""
+    try:
+        states = np.load(states_path, allow_pickle=False).reshape(-1)
+        times = np.load(times_path, mmap_mode="r", allow_pickle=False).reshape(-1)
+    except (OSError, ValueError):
+        return None
+    if len(states) != len(times) or not np.issubdtype(states.dtype, np.integer):
+        return None
+    found: dict[int, tuple[int, float]] = {}
+    for line in np.unique(states[states > 0]).tolist():
+        rising = np.flatnonzero(states == line)
+        found[int(line)] = (len(rising), float(times[rising[0]]))
+    return found
+
+
+def rising_times(root: Path, events: str, line: int) -> np.ndarray:
+    """The times (s, on the record node's clock) of the rising edges of one TTL line."""
+    states = np.load(root / events / "states.npy", allow_pickle=False).reshape(-1)
+    times = np.load(root / events / "timestamps.npy", allow_pickle=False).reshape(-1)
+    return np.asarray(times[states == line], dtype=np.float64)
 
 
 def _experiment_group(number: int) -> str:

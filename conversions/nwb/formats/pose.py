@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import RecordingProblem
-from .base import Detection, Stream, SupportedFormat, list_upload_files, reader_view, short_reason
+from .base import Detection, FrameTimes, Stream, SupportedFormat, list_upload_files, reader_view, short_reason
 from .video import read_video, video_files
 
 if TYPE_CHECKING:
@@ -285,13 +285,13 @@ def _build_converter(folder: Path, stream_ids: Sequence[str]) -> NWBConverter:
             )
             # The frames' times, so the conversion can shift them to where the camera started.
             frame_times = np.arange(int(timing[chosen]["frames"])) / rate
-            interface.set_aligned_timestamps(frame_times.view(_FrameTimes))
+            interface.set_aligned_timestamps(frame_times.view(FrameTimes))
             interfaces[chosen] = interface
         else:
             rate = float(timing[chosen]["rate_hz"])
             interface = _exact_rate(SLEAPInterface)(file_path=folder / name, frames_per_second=rate)
             frame_times = np.arange(int(timing[chosen]["frames"])) / rate
-            interface.set_aligned_timestamps(frame_times.view(_FrameTimes))
+            interface.set_aligned_timestamps(frame_times.view(FrameTimes))
             interfaces[chosen] = interface
     converter: NWBConverter = ConverterPipe(data_interfaces=interfaces)
     return converter
@@ -328,14 +328,6 @@ def _exact_rate(interface_class: type) -> type:
                     series.fields["rate"] = float(self.video_sample_rate)
 
     return ExactRateSLEAP
-
-
-class _FrameTimes(np.ndarray):
-    """Frame times that can stand in a condition: neuroconv's SLEAP writer asks `if timestamps:`,
-    which a plain array of more than one time refuses to answer."""
-
-    def __bool__(self) -> bool:
-        return bool(self.size)
 
 
 def _timed(interface_class: type) -> type:

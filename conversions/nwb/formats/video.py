@@ -95,6 +95,8 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
             "sampling_rate_hz": max(fact.rate_hz for fact in facts),
             "duration_s": max(fact.duration_s for fact in facts),
             "size_bytes": sum(stream.size_bytes for stream in streams),
+            # Frames per video: a recording's TTL line with as many pulses is the camera's (`nwb.parts`).
+            "video_frames": {stream.id: fact.frames for stream, fact in zip(streams, facts, strict=True)},
         },
     )
 
@@ -206,6 +208,7 @@ def video_interface_class() -> type:
             self.path = path
             self.output_path: Path | None = None
             self.starting_time = 0.0
+            self.aligned: np.ndarray | None = None
             self.placed: list[Path] = []
             self.name = f"Video {path.stem}"
 
@@ -220,13 +223,24 @@ def video_interface_class() -> type:
         def set_aligned_starting_time(self, aligned_starting_time: float) -> None:
             self.starting_time = float(aligned_starting_time)
 
+        def set_aligned_timestamps(self, aligned_timestamps: np.ndarray) -> None:
+            """Each frame's time on the session's clock (e.g. from the camera's TTL pulses)."""
+            self.aligned = np.asarray(aligned_timestamps, dtype=np.float64)
+
         def add_to_nwbfile(self, nwbfile: Any, metadata: dict[str, Any] | None = None, **options: Any) -> None:
             from pynwb.image import ImageSeries
 
             if self.output_path is None:
                 raise RuntimeError("the NWB file's path must be set before a video is linked from it")
             times, stated_rate = frame_times(self.path)
-            times = times + self.starting_time
+            if self.aligned is not None:
+                if len(self.aligned) != len(times):
+                    raise ValueError(
+                        f"{len(self.aligned)} frame times were given for the {len(times)} frames of {self.path.name}"
+                    )
+                times = self.aligned
+            else:
+                times = times + self.starting_time
             relative = place_beside(self.path, self.output_path)
             self.placed.append(self.output_path.parent / relative)
             timing: dict[str, Any] = {"timestamps": times}

@@ -256,20 +256,27 @@ def _format_detected(view: SessionView, event: FormatDetected) -> Step:
     recording = event.recording
     updates = _file_facts(view, event.file_metadata)
     memory = view.memory.model_copy(update={"selected_streams": list(recording.default_streams)})
-    streams = ", ".join(s.label for s in recording.streams if s.id in recording.default_streams)
-    lines = [
-        " ".join(
-            [
-                f"This is {_article(recording.format_label)} {recording.format_label} recording: {streams}.",
-                *recording.notes,
-            ]
-        )
-    ]
+    lines = [" ".join([_what_the_files_hold(recording), *recording.notes])]
     left_out = _left_out_words(recording, recording.default_streams)
     if left_out:
         lines.append(f"The files also hold {left_out}, which I'll leave out unless you ask.")
     view = view.model_copy(update={"memory": memory, "metadata": _merged(view, updates), "recording": recording})
     return _next_after_metadata(view, updates=updates, preface=lines)
+
+
+def _what_the_files_hold(recording: RecordingSummary) -> str:
+    """ "This is a SpikeGLX recording: … With it: spike sorting (…) and video …", or, for an upload of
+    parts alone, "These files hold pose (…) and video …"."""
+    chosen = [s for s in recording.streams if s.id in recording.default_streams]
+    signals = [s.label for s in chosen if s.kind not in PART_KINDS]
+    parts = [s.label for s in chosen if s.kind in PART_KINDS]
+    supported = SUPPORTED_FORMATS.get(recording.format)
+    if supported is not None and supported.companion:
+        return f"These files hold {_words_list(parts or signals)}."
+    said = (
+        f"This is {_article(recording.format_label)} {recording.format_label} recording: {', '.join(signals or parts)}."
+    )
+    return f"{said} With it: {_words_list(parts)}." if signals and parts else said
 
 
 def _file_facts(view: SessionView, facts: dict[str, Any]) -> dict[str, FieldValue]:

@@ -98,3 +98,11 @@ def test_a_user_who_cannot_say_when_the_camera_started_gets_the_plan_without_vid
     assert dialogue.view.memory.selected_streams == ["imec0.ap", "sorting"]
     assert "Leaving out pose" in dialogue.text and "when the camera started is not known" in dialogue.text
     assert [s["id"] for s in step.replies[-1].data["streams"]] == ["imec0.ap", "sorting"]
+
+
+def test_the_detection_names_the_recording_then_what_comes_with_it(dialogue: Dialogue) -> None:
+    said = "\n".join(reply.text for step in dialogue.steps for reply in step.replies)
+    assert (
+        "This is a SpikeGLX recording: Neuropixels probe imec0, action potential band (AP). With it: spike sorting "
+        "(Kilosort 4, 403 units: 253 good, 150 mua), pose (SLEAP," in said
+    )

@@ -24,7 +24,7 @@ from django.views.decorators.http import require_POST
 from conversions.api.schemas import STATUS_GROUPS, SessionFilters, StatusGroup, session_detail
 from conversions.http_errors import on_failure_return_to
 from conversions.models import ConversionAttempt, ConversionSession, Membership, SourceFile
-from conversions.nwb.fields import CRITICAL_FIELDS, FIELDS, FILE_FACTS, SUBJECT_FIELDS
+from conversions.nwb.fields import CRITICAL_FIELDS, FIELDS, FILE_FACTS, SUBJECT_FIELDS, Placement
 from conversions.orchestrator.state import Awaiting, Status
 from conversions.services import sessions
 from conversions.services.authentication import AuthenticatedHttpRequest
@@ -213,16 +213,21 @@ def new_session(request: AuthenticatedHttpRequest) -> HttpResponse:
 @login_required
 def session_page(request: AuthenticatedHttpRequest, session_id: uuid.UUID) -> HttpResponse:
     session = sessions.get_session(request.user, session_id)
-    context = {"session": session, "detail": session_detail(session), "fields": _field_catalogue()}
+    context = {"session": session, "detail": session_detail(session), "fields": _field_catalogue(session)}
     return render(request, "conversions/session.html", context)
 
 
-def _field_catalogue() -> list[dict[str, Any]]:
+def _field_catalogue(session: ConversionSession) -> list[dict[str, Any]]:
     """Every field the metadata panel shows, set or not, in the order a scientist reads them: what
     NWB and DANDI require first, then the subject DANDI asks for, the rest, and what the files say
-    (never typed in, so not editable)."""
+    (never typed in, so not editable). What places a video or pose in time is shown only for a
+    session whose files hold one."""
     first = [*CRITICAL_FIELDS, "session_start_time", *SUBJECT_FIELDS]
-    order = [*first, *(name for name in FIELDS if name not in first)]
+    cameras = {stream.get("kind") for stream in (session.detection or {}).get("streams", ())} & {"pose", "video"}
+    order = [
+        *first,
+        *(name for name in FIELDS if name not in first and (FIELDS[name].placement is not Placement.TIMING or cameras)),
+    ]
     fields: list[dict[str, Any]] = []
     for name in order:
         spec = FIELDS[name]

@@ -145,7 +145,7 @@ def download_preview(request: AuthenticatedHttpRequest, session_id: uuid.UUID, n
 
 @router.get(
     "/sessions/{session_id}/attempts/{number}/beside/{path:relative_path}",
-    response={404: ErrorOut},
+    response={404: ErrorOut, 503: ErrorOut},
     url_name="session_attempt_beside",
     openapi_extra=binary_answer(
         "A file kept beside the attempt's NWB file, which the NWB file links to by `relative_path` "
@@ -163,7 +163,7 @@ def download_attempt_beside(
 
 @router.get(
     "/sessions/{session_id}/previews/{number}/beside/{path:relative_path}",
-    response={404: ErrorOut},
+    response={404: ErrorOut, 503: ErrorOut},
     url_name="session_preview_beside",
     openapi_extra=binary_answer(
         "A file kept beside the preview's NWB file, which the preview links to by `relative_path`",
@@ -173,14 +173,11 @@ def download_attempt_beside(
 def download_preview_beside(
     request: AuthenticatedHttpRequest, session_id: uuid.UUID, number: int, relative_path: str
 ) -> FileResponse:
+    """A video the preview's NWB file links to (see download_attempt_beside)."""
     session = sessions.get_session(request.user, session_id)
     return _download_beside(sessions.preview_file_beside(session, number, relative_path))
 
 
 def _download_beside(beside: sessions.FileBeside) -> FileResponse:
-    try:
-        opened = beside.open()
-    except OSError as error:
-        raise NotFound(f"“{beside.relative_path}” is no longer on the server.") from error
     # Its type follows from its name (video/mp4, ...); saved under its own name, for its folder.
-    return FileDownload(opened, as_attachment=True, filename=beside.path.name)
+    return FileDownload(beside.open(), as_attachment=True, filename=beside.path.name)

@@ -7,6 +7,7 @@ function) for the next step, stores the step, and enqueues work only once the tr
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import stat
@@ -733,8 +734,17 @@ class FileBeside:
     size_bytes: int
 
     def open(self) -> BinaryIO:
-        """The file to read, refused (OSError) if it has become a link since it was listed."""
-        return os.fdopen(os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW), "rb")
+        """The file to read; NotFound if it is gone, or has become a link, since it was listed."""
+        try:
+            return os.fdopen(os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW), "rb")
+        except OSError as error:
+            if error.errno in (errno.ENOENT, errno.ELOOP):
+                raise NotFound(f"“{self.relative_path}” is no longer on the server.") from error
+            raise StorageProblem(
+                f"The server could not read “{self.relative_path}” ({error.strerror or 'storage error'}). Try "
+                "again later or tell the portal's admins.",
+                detail=str(self.path),
+            ) from error
 
 
 def files_beside(output_path: str) -> list[FileBeside]:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from conversions.errors import NotFound
 from conversions.models import ConversionAttempt, ConversionSession, Preview
 from conversions.nwb.formats.video import place_beside
 from conversions.services import sessions
@@ -246,11 +247,13 @@ def test_a_folder_that_is_a_link_is_not_followed(world: World, session: Conversi
     assert _get(world, session, f"attempts/1/beside/{STEM}_video/clip.mp4").status_code == 404
 
 
-def test_a_video_replaced_by_a_link_once_listed_is_not_followed(world: World, session: ConversionSession) -> None:
+def test_a_video_gone_or_replaced_by_a_link_once_listed_is_not_served(world: World, session: ConversionSession) -> None:
     folder = converted(session)
     (beside,) = sessions.files_beside(str(folder.parent / f"{STEM}.nwb"))
     (folder / "clip.mp4").unlink()
-    os.symlink(folder.parent / f"{STEM}.nwb", folder / "clip.mp4")
 
-    with pytest.raises(OSError):
+    with pytest.raises(NotFound, match="no longer on the server"):
+        beside.open()
+    os.symlink(folder.parent / f"{STEM}.nwb", folder / "clip.mp4")
+    with pytest.raises(NotFound, match="no longer on the server"):
         beside.open()

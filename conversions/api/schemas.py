@@ -44,6 +44,14 @@ class IssueOut(Schema):
     explanation: str
 
 
+class BesideOut(Schema):
+    """A file kept beside an NWB file, which the NWB file links to (a video)."""
+
+    path: str = Field(description="Its path relative to the NWB file, as the file names it: <stem>_video/<name>")
+    size_bytes: int
+    url: str
+
+
 class AttemptOut(Schema):
     number: int
     state: str
@@ -56,6 +64,7 @@ class AttemptOut(Schema):
     error: str
     validation: str
     output_url: str | None
+    beside: list[BesideOut]
     # Form fixes applied from the files while converting: field, before, after, check_name, reason.
     fixes: list[dict[str, Any]]
 
@@ -68,6 +77,7 @@ class PreviewOut(Schema):
     error: str
     summary: dict[str, Any]
     url: str | None
+    beside: list[BesideOut]
 
 
 class ProgressOut(Schema):
@@ -79,6 +89,7 @@ class OutputOut(Schema):
     url: str
     size_bytes: int
     attempt: int
+    beside: list[BesideOut]
 
 
 class FileOut(Schema):
@@ -209,6 +220,23 @@ def _preview_url(session: ConversionSession, preview: Preview) -> str | None:
     return reverse("api:session_preview", kwargs={"session_id": session.id, "number": preview.number})
 
 
+def _beside(
+    session: ConversionSession, kind: Literal["attempt", "preview"], number: int, output_path: str
+) -> list[dict[str, Any]]:
+    """What sits beside a delivered NWB file, each with the address that downloads it."""
+    return [
+        {
+            "path": beside.relative_path,
+            "size_bytes": beside.size_bytes,
+            "url": reverse(
+                f"api:session_{kind}_beside",
+                kwargs={"session_id": session.id, "number": number, "relative_path": beside.relative_path},
+            ),
+        }
+        for beside in sessions.files_beside(output_path)
+    ]
+
+
 # A chat turn answers with the session as GET shows it, but only its newest messages: the whole
 # history on every turn would make a long conversation slower with each message. The replies of
 # the turn are always among them; GET /api/sessions/{id} has every message.
@@ -224,12 +252,14 @@ def session_detail(session: ConversionSession, *, newest_messages: int | None = 
         progress = {"phase": "converting", "percent": latest.progress}
     elif session.status == SessionStatus.VALIDATING:
         progress = {"phase": "validating", "percent": None}
+    beside = {a.number: _beside(session, "attempt", a.number, a.output_path) for a in done}
     output = None
     if done:
         output = {
             "url": _output_url(session, done[-1]),
             "size_bytes": done[-1].size_bytes or 0,
             "attempt": done[-1].number,
+            "beside": beside[done[-1].number],
         }
     issues = list(latest.issues.all()) if latest else []
     return {
@@ -251,6 +281,7 @@ def session_detail(session: ConversionSession, *, newest_messages: int | None = 
                 "error": a.error_message,
                 "validation": a.validation,
                 "output_url": _output_url(session, a),
+                "beside": beside.get(a.number, []),
                 "fixes": a.fixes,
             }
             for a in attempts
@@ -264,6 +295,9 @@ def session_detail(session: ConversionSession, *, newest_messages: int | None = 
                 "error": p.error_message,
                 "summary": p.summary,
                 "url": _preview_url(session, p),
+                "beside": _beside(session, "preview", p.number, p.output_path)
+                if p.state == Preview.State.SUCCEEDED
+                else [],
             }
             for p in session.previews.all()
         ],

@@ -141,3 +141,43 @@ def download_preview(request: AuthenticatedHttpRequest, session_id: uuid.UUID, n
         raise NotFound("There is no such preview: ask for one with “preview”, then download it once it is ready.")
     path = Path(preview.output_path)
     return FileDownload(path.open("rb"), as_attachment=True, filename=path.name, content_type="application/x-hdf5")
+
+
+@router.get(
+    "/sessions/{session_id}/attempts/{number}/beside/{path:relative_path}",
+    response={404: ErrorOut, 503: ErrorOut},
+    url_name="session_attempt_beside",
+    openapi_extra=binary_answer(
+        "A file kept beside the attempt's NWB file, which the NWB file links to by `relative_path` "
+        "(<stem>_video/<name>, as the attempt's `beside` lists it)",
+        "application/octet-stream",
+    ),
+)
+def download_attempt_beside(
+    request: AuthenticatedHttpRequest, session_id: uuid.UUID, number: int, relative_path: str
+) -> FileResponse:
+    """A video the attempt's NWB file links to: keep it in the folder its path names, next to the NWB file."""
+    session = sessions.get_session(request.user, session_id)
+    return _download_beside(sessions.attempt_file_beside(session, number, relative_path))
+
+
+@router.get(
+    "/sessions/{session_id}/previews/{number}/beside/{path:relative_path}",
+    response={404: ErrorOut, 503: ErrorOut},
+    url_name="session_preview_beside",
+    openapi_extra=binary_answer(
+        "A file kept beside the preview's NWB file, which the preview links to by `relative_path`",
+        "application/octet-stream",
+    ),
+)
+def download_preview_beside(
+    request: AuthenticatedHttpRequest, session_id: uuid.UUID, number: int, relative_path: str
+) -> FileResponse:
+    """A video the preview's NWB file links to (see download_attempt_beside)."""
+    session = sessions.get_session(request.user, session_id)
+    return _download_beside(sessions.preview_file_beside(session, number, relative_path))
+
+
+def _download_beside(beside: sessions.FileBeside) -> FileResponse:
+    # Its type follows from its name (video/mp4, ...); saved under its own name, for its folder.
+    return FileDownload(beside.open(), as_attachment=True, filename=beside.path.name)

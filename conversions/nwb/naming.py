@@ -1,5 +1,6 @@
-"""Where output files go: names as DANDI expects them (`sub-<subject>_ses-<session>_<modality>.nwb`)
-and the temporary name a file is written under. Light on purpose: the web process imports it.
+"""Where output files go: names as DANDI expects them (`sub-<subject>_ses-<session>_<modality>.nwb`),
+the folder beside an NWB file for the videos it links to, and the temporary name a file is written
+under. Light on purpose: the web process imports it.
 
 `dandi organize` names files from the NWB file's subject id and session id; naming the output the
 same way from the start means a lab can upload what the portal gives without renaming.
@@ -45,3 +46,10 @@ def temporary_path_for(output_path: Path) -> Path:
     `os.replace` is an atomic rename on the same file system)."""
     # Keeps the .nwb suffix, which pynwb expects of HDF5 files (it warns otherwise).
     return output_path.with_name(f".{output_path.stem}.partial{output_path.suffix}")
+
+
+def video_folder_name(output_path: Path) -> str:
+    """The folder beside `output_path` that holds the videos it links to: the NWB file names each
+    by its path relative to itself, "<stem>_video/<name>", so the file and the folder stay side by
+    side (as DANDI keeps them)."""
+    return f"{output_path.stem}_video"

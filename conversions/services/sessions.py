@@ -7,13 +7,16 @@ function) for the next step, stores the step, and enqueues work only once the tr
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
+import os
+import stat
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path, PurePosixPath
-from typing import Any, Protocol
+from typing import Any, BinaryIO, Protocol
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -37,6 +40,7 @@ from conversions.models import (
     SourceFile,
 )
 from conversions.nwb.fields import FIELDS
+from conversions.nwb.naming import video_folder_name
 from conversions.nwb.normalizers import normalize_field, unfit_characters
 from conversions.orchestrator import policy
 from conversions.orchestrator.state import (
@@ -716,6 +720,75 @@ def _modality(session: ConversionSession, stream_ids: Sequence[str]) -> str:
         return modality_for(Detection.from_json(session.detection), list(stream_ids or ()))
     handler = format_handler(session.format) if session.format else None
     return handler.modality if handler else "ecephys"
+
+
+# --- what sits beside an NWB file -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileBeside:
+    """A file the conversion placed beside an NWB file, which the NWB file links to (a video)."""
+
+    relative_path: str  # as the NWB file names it: "<stem>_video/<name>"
+    path: Path
+    size_bytes: int
+
+    def open(self) -> BinaryIO:
+        """The file to read; NotFound if it is gone, or has become a link, since it was listed."""
+        try:
+            return os.fdopen(os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW), "rb")
+        except OSError as error:
+            if error.errno in (errno.ENOENT, errno.ELOOP):
+                raise NotFound(f"“{self.relative_path}” is no longer on the server.") from error
+            raise StorageProblem(
+                f"The server could not read “{self.relative_path}” ({error.strerror or 'storage error'}). Try "
+                "again later or tell the portal's admins.",
+                detail=str(self.path),
+            ) from error
+
+
+def files_beside(output_path: str) -> list[FileBeside]:
+    """The files in the folder beside an NWB file (`<stem>_video/`), by name: plain files directly in
+    it, as the conversion places them (hard links or copies). A link, which could point anywhere, or
+    a folder is never listed, and so never served."""
+    if not output_path:
+        return []
+    nwb = Path(output_path)
+    folder = nwb.parent / video_folder_name(nwb)
+    try:
+        if not stat.S_ISDIR(folder.lstat().st_mode):
+            return []
+        with os.scandir(folder) as entries:
+            found = [
+                FileBeside(f"{folder.name}/{entry.name}", Path(entry.path), entry.stat(follow_symlinks=False).st_size)
+                for entry in entries
+                if entry.is_file(follow_symlinks=False)
+            ]
+    except OSError:
+        # No folder (no video chosen), or one the disk cannot read: nothing to offer beside the file.
+        return []
+    return sorted(found, key=lambda beside: beside.relative_path)
+
+
+def attempt_file_beside(session: ConversionSession, number: int, relative_path: str) -> FileBeside:
+    """The file `relative_path` beside the NWB file of the session's converted attempt `number`."""
+    attempt = session.attempts.filter(number=number, state=ConversionAttempt.State.SUCCEEDED).first()
+    return _file_beside(attempt.output_path if attempt else "", relative_path, of=f"attempt {number}")
+
+
+def preview_file_beside(session: ConversionSession, number: int, relative_path: str) -> FileBeside:
+    """The file `relative_path` beside the NWB file of the session's finished preview `number`."""
+    preview = session.previews.filter(number=number, state=Preview.State.SUCCEEDED).first()
+    return _file_beside(preview.output_path if preview else "", relative_path, of=f"preview {number}")
+
+
+def _file_beside(output_path: str, relative_path: str, *, of: str) -> FileBeside:
+    """Only a name `files_beside` lists is ever served: another folder, `..`, an absolute path or a
+    link is not one of them, and is not found."""
+    for beside in files_beside(output_path):
+        if beside.relative_path == relative_path:
+            return beside
+    raise NotFound(f"There is no file “{relative_path}” beside the NWB file of {of}.")
 
 
 def delete_sessions(listed: QuerySet[ConversionSession]) -> int:

@@ -1,6 +1,7 @@
 // The result panel of the session page: a plot of the converted file's first seconds, its
 // validation issues grouped by importance (linked to the metadata fields that fix them), its
-// structure as a tree, and the downloads. The session page calls
+// structure as a tree, and the downloads (with the videos kept beside the NWB file, which it links
+// to by their path relative to itself). The session page calls
 // window.nwbportalResult.render(session) with the session JSON whenever the session changes.
 // Issue links point at #field-<name>, which the session page follows to the metadata panel.
 (function () {
@@ -29,12 +30,18 @@
   function chosenFile(session) {
     if (session.output) {
       const attempt = session.attempts.find((a) => a.number === session.output.attempt);
-      return { kind: "attempts", number: session.output.attempt, url: session.output.url, size: session.output.size_bytes, attempt };
+      return {
+        kind: "attempts", number: session.output.attempt, url: session.output.url, size: session.output.size_bytes,
+        beside: session.output.beside || [], attempt,
+      };
     }
     const previews = (session.previews || []).filter((p) => p.url);
     if (!previews.length) return null;
     const preview = previews[previews.length - 1];
-    return { kind: "previews", number: preview.number, url: preview.url, size: preview.size_bytes || 0, attempt: null };
+    return {
+      kind: "previews", number: preview.number, url: preview.url, size: preview.size_bytes || 0,
+      beside: preview.beside || [], attempt: null,
+    };
   }
 
   function render(session) {
@@ -66,6 +73,7 @@
       if (href.endsWith("report.html")) { link.target = "_blank"; link.rel = "noopener"; }
       return node("li", {}, link);
     }));
+    showBeside(file.beside);
 
     const base = `${api}/${file.kind}/${file.number}`;
     const plot = el("result-plot");
@@ -94,6 +102,25 @@
     treeLoaded = null;
     el("result-tree").replaceChildren();
     if (el("result-tree-box").open) loadTree();
+  }
+
+  // The videos beside the NWB file: downloaded one by one, they must go back into the folder whose
+  // name the file gives them ("<stem>_video/<name>"), next to the NWB file, or the links break.
+  function showBeside(beside) {
+    const box = el("result-beside");
+    box.hidden = !beside.length;
+    if (!beside.length) return;
+    const folder = beside[0].path.split("/")[0];
+    const one = beside.length === 1;
+    el("result-beside-note").replaceChildren(
+      `The NWB file links to ${one ? "this video" : "these videos"} by ${one ? "its" : "their"} relative path, ` +
+        `so keep ${one ? "it" : "them"} in a folder named `,
+      node("code", { text: folder }),
+      " next to the NWB file."
+    );
+    el("result-beside-links").replaceChildren(...beside.map((file) => node("li", {},
+      node("a", { href: file.url, text: `Download ${file.path}` }),
+      node("span", { class: "result-muted", text: ` (${formatBytes(file.size_bytes)})` }))));
   }
 
   async function loadTree() {

@@ -3,6 +3,8 @@ staff act on a session from its review page. Staff may delete a session, with it
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from django.contrib import admin
 from django.test import Client, RequestFactory
@@ -71,6 +73,14 @@ def test_staff_delete_a_session_with_its_files(world: World, how: str) -> None:
     folder = session.source_directory
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "a.bin").write_bytes(b"\0" * 10)
+    (folder / "clip.mp4").write_bytes(b"a video")
+    # An attempt's NWB file, and the video it links to beside it: a hard link to the upload, as the
+    # conversion places it.
+    output = sessions.attempt_output_path(session, AttemptFactory(session=session, number=1))
+    videos = output.parent / f"{output.stem}_video"
+    videos.mkdir(parents=True)
+    output.write_bytes(b"\x89HDF")
+    os.link(folder / "clip.mp4", videos / "clip.mp4")
     client = _superuser(world)
 
     if how == "one":
@@ -85,3 +95,4 @@ def test_staff_delete_a_session_with_its_files(world: World, how: str) -> None:
     assert not ConversionSession.objects.filter(id=session.id).exists()
     assert ConversionSession.objects.filter(id=kept.id).exists()
     assert not folder.exists()
+    assert not videos.exists() and not session.directory.exists(), "the NWB files and their videos go too"

@@ -16,7 +16,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from conversions.models import ConversionSession
 from conversions.services import sessions
 from tests.conftest import World
-from tests.factories import AttemptFactory
+from tests.factories import AttemptFactory, PreviewFactory
 
 ALLOWED = {"ada": True, "ben": False, "mia": True, "carl": False, "staff": True}
 PEOPLE = [*ALLOWED, None]
@@ -89,6 +89,23 @@ def test_download(world: World, session: ConversionSession, person: str | None, 
     assert response.status_code == _expected(person, 200)
     if response.status_code == 200:
         assert b"".join(response.streaming_content) == nwb.read_bytes()
+
+
+@pytest.mark.parametrize("kind", ["attempts", "previews"])
+@pytest.mark.parametrize("person", PEOPLE)
+def test_download_a_video_beside_the_nwb_file(
+    world: World, session: ConversionSession, person: str | None, kind: str, tmp_path: Path
+) -> None:
+    nwb = tmp_path / "out.nwb"
+    nwb.write_bytes(b"\x89HDF\r\n\x1a\n" + b"\0" * 64)
+    (tmp_path / "out_video").mkdir()
+    (tmp_path / "out_video" / "clip.mp4").write_bytes(b"a video")
+    made = AttemptFactory if kind == "attempts" else PreviewFactory
+    made(session=session, number=1, state="succeeded", output_path=str(nwb), size_bytes=nwb.stat().st_size)
+    response = world.client(person).get(f"/api/sessions/{session.id}/{kind}/1/beside/out_video/clip.mp4")
+    assert response.status_code == _expected(person, 200)
+    if response.status_code == 200:
+        assert b"".join(response.streaming_content) == b"a video"
 
 
 @pytest.mark.parametrize("person", PEOPLE)

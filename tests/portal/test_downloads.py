@@ -1,9 +1,11 @@
-"""An NWB file is sent in blocks by the ASGI server, never read whole into the web process first."""
+"""An NWB file, and each video beside it, is sent in blocks by the ASGI server, never read whole into
+the web process first."""
 
 from __future__ import annotations
 
 import os
 import warnings
+from pathlib import Path
 
 import pytest
 from asgiref.testing import ApplicationCommunicator
@@ -85,4 +87,36 @@ async def test_someone_else_cannot_stream_it(live_world: World, settings: object
     session, _ = await sync_to_async(_converted)(live_world, 1024)
     for person, expected in (("ben", 404), ("carl", 404), ("mia", 200)):
         status, _, _ = await _download(f"/api/sessions/{session.id}/output", live_world.tokens[person])
+        assert status == expected, person
+
+
+def _with_a_video(world: World, size: int) -> tuple[ConversionSession, bytes, str]:
+    """A converted session with a video of `size` bytes beside its NWB file, and the video's address."""
+    session, _ = _converted(world, 1024)
+    output = Path(session.attempts.get().output_path)
+    folder = output.parent / f"{output.stem}_video"
+    folder.mkdir()
+    content = os.urandom(size)
+    (folder / "clip.mp4").write_bytes(content)
+    return session, content, f"/api/sessions/{session.id}/attempts/1/beside/{folder.name}/clip.mp4"
+
+
+async def test_a_video_beside_it_is_streamed_in_blocks_too_and_only_to_those_who_see_the_file(
+    live_world: World, settings: object
+) -> None:
+    from asgiref.sync import sync_to_async
+
+    settings.ALLOWED_HOSTS = ["127.0.0.1"]  # type: ignore[attr-defined]
+    _, content, url = await sync_to_async(_with_a_video)(live_world, 5 * 1024 * 1024 + 17)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        status, headers, bodies = await _download(url, live_world.tokens["ada"])
+
+    assert status == 200
+    assert headers[b"content-disposition"] == b'attachment; filename="clip.mp4"'
+    assert b"".join(bodies) == content
+    assert len([b for b in bodies if b]) >= 5, "sent in blocks of at most 1 MiB"
+    assert not [w for w in caught if "must consume synchronous iterators" in str(w.message)]
+    for person, expected in (("ben", 404), ("carl", 404), ("mia", 200), ("staff", 200)):
+        status, _, _ = await _download(url, live_world.tokens[person])
         assert status == expected, person

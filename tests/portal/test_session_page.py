@@ -82,6 +82,7 @@ def test_the_page_has_the_elements_its_script_and_the_other_parts_use(world: Wor
         'id="uploader-files"',
         'id="uploader-folder"',
         'id="result"',
+        'id="result-beside"',
         "js/session.js",
         "js/upload.js",
         "js/result.js",

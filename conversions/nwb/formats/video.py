@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import RecordingProblem
+from ..naming import video_folder_name
 from .base import Detection, Stream, SupportedFormat, list_upload_files, reader_view, short_reason
 
 if TYPE_CHECKING:
@@ -34,8 +35,6 @@ _KEY = "video"
 _LABEL = "Behaviour video"
 _NEEDS = "the video files as the camera software saved them (.mp4, .avi, .mov or .mkv)"
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mov", ".mkv", ".m4v", ".wmv")
-# Where the conversion keeps the videos beside the NWB file: "<stem>_video/<name>".
-FOLDER_SUFFIX = "_video"
 
 
 @dataclass(frozen=True)
@@ -160,7 +159,7 @@ def _packet_times(container: Any, stream: Any) -> np.ndarray:
 def place_beside(source: Path, output_path: Path) -> str:
     """Put a video in the folder beside the NWB file (a hard link where the disk allows, else a copy)
     and return its path relative to the NWB file, which the `ImageSeries` names."""
-    relative = f"{output_path.stem}{FOLDER_SUFFIX}/{source.name}"
+    relative = f"{video_folder_name(output_path)}/{source.name}"
     target = output_path.parent / relative
     target.parent.mkdir(parents=True, exist_ok=True)
     target.unlink(missing_ok=True)

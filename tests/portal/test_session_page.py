@@ -15,7 +15,7 @@ from channels.testing import WebsocketCommunicator
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from conversions.models import ConversionSession, MetadataField
-from conversions.nwb.fields import CRITICAL_FIELDS, FIELDS, FILE_FACTS, SUBJECT_FIELDS
+from conversions.nwb.fields import CRITICAL_FIELDS, FIELDS, FILE_FACTS, SUBJECT_FIELDS, Placement
 from conversions.nwb.synthetic import write_spikeglx
 from conversions.services import sessions
 from tests.conftest import World, wait_for_status
@@ -57,8 +57,12 @@ def test_the_panel_lists_every_field_with_its_label_and_need(world: World, sessi
     html = world.browser("ada").get(f"/sessions/{session.id}/").content.decode()
     fields = {f["name"]: f for f in _json_script(html, "metadata-fields")}
 
-    assert set(fields) == set(FIELDS) | set(FILE_FACTS)
+    # A session without video or pose is never asked when the camera started.
+    timing = {name for name, spec in FIELDS.items() if spec.placement is Placement.TIMING}
+    assert set(fields) == (set(FIELDS) - timing) | set(FILE_FACTS)
     for name, spec in FIELDS.items():
+        if name in timing:
+            continue
         assert fields[name]["label"] == spec.label and fields[name]["editable"]
         assert fields[name]["description"] == spec.question and fields[name]["example"] == spec.example
     assert {n for n, f in fields.items() if f["need"] == "required"} == {*CRITICAL_FIELDS, "session_start_time"}
@@ -309,3 +313,12 @@ async def test_two_pages_of_the_same_session_both_see_an_edit(live_world: World)
     finally:
         for page in pages:
             await page.disconnect()
+
+
+def test_a_session_with_a_video_offers_when_the_camera_started(world: World, session: ConversionSession) -> None:
+    session.detection = {"streams": [{"id": "video:cam.mp4", "kind": "video"}]}
+    session.save(update_fields=["detection"])
+    html = world.browser("ada").get(f"/sessions/{session.id}/").content.decode()
+    fields = {f["name"]: f for f in _json_script(html, "metadata-fields")}
+    assert fields["behaviour_start_s"]["label"] == "video start" and fields["behaviour_start_s"]["editable"]
+    assert "pose_rate_hz" in fields

@@ -222,12 +222,21 @@ def _data_file(detection: Detection, sorting: Stream) -> str:
 
 
 def _sorting_note(detection: Detection, stream: Stream) -> str:
-    """A note when a sorting sits beside a recording none of whose streams it can have sorted."""
+    """A note when a sorting sits beside a recording none of whose streams it can have sorted, or
+    when its units cannot be linked to the recording's electrodes."""
     if stream.kind != "spikes" or not is_part(detection, stream.id):
         return ""
     recordings = [s for s in detection.streams if not is_part(detection, s.id) and s.kind != "spikes"]
-    if not recordings or recording_for_sorting(detection, stream, recordings) is not None:
+    if not recordings:
         return ""
+    if recording_for_sorting(detection, stream, recordings) is not None:
+        if detection.file_metadata.get("sortings", {}).get(stream.id, {}).get("says_channels", True):
+            return ""
+        return (
+            f"The units of the {stream.label} are written without a link to the recording's electrodes: the sorter's "
+            "folder does not say which channel each unit came from (Phy's cluster_info.tsv, or templates.npy with "
+            "channel_map.npy). Add those files to link them."
+        )
     rates = ", ".join(dict.fromkeys(f"{s.sampling_rate_hz:g} Hz" for s in recordings))
     return (
         f"The {stream.label} was sorted at {stream.sampling_rate_hz:g} Hz, but the recording's streams are sampled at "

@@ -234,6 +234,8 @@ def test_a_recording_with_sorting_pose_and_video_is_one_file_on_one_clock(tmp_pa
         "video",
     ]
     assert not any("kilosort4/spike_times.npy" in note for note in detection.notes)  # not "left out": converted
+    # The real Kilosort 4 folder lacks templates.npy (left out of it for size) and Phy's cluster_info.tsv.
+    assert any("written without a link to the recording's electrodes" in note for note in detection.notes)
     validate_stream_choice(detection, ["imec0.ap", "sorting"])
     assert facts_for_streams(detection, ["imec0.ap", "sorting"])["channel_count"] == 384
     assert needs_behaviour_start(detection, detection.default_streams)

@@ -139,7 +139,13 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
             "duration_s": max(folder.last_spike_s for folder in folders),
             "size_bytes": sum(stream.size_bytes for stream in streams),
             "sortings": {
-                stream.id: {"data_file": folder.data_file, "sorter": folder.sorter, "folder": folder.folder}
+                stream.id: {
+                    "data_file": folder.data_file,
+                    "sorter": folder.sorter,
+                    "folder": folder.folder,
+                    # Whether the folder says each unit's channel (Phy's cluster_info.tsv, or the templates).
+                    "says_channels": _says_channels(folder),
+                }
                 for stream, folder in zip(streams, folders, strict=True)
             },
         },
@@ -149,6 +155,11 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
 
 def _stream_id(folder: SortingFolder, count: int) -> str:
     return "sorting" if count == 1 else f"sorting:{folder.folder or 'sorting'}"
+
+
+def _says_channels(folder: SortingFolder) -> bool:
+    names = {PurePosixPath(name).name for name in folder.files}
+    return _CHANNEL_MAP in names and (_CLUSTER_INFO in names or _TEMPLATE_WAVEFORMS in names)
 
 
 def describe(folder: SortingFolder) -> str:

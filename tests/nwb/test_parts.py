@@ -358,3 +358,55 @@ def test_a_ttl_line_with_another_count_of_pulses_times_nothing(tmp_path):
     assert {line["label"] for line in detection.file_metadata["pulse_lines"]} >= {
         "TTL line 1 of NI-DAQmx-103.PXIe-6341"
     }
+
+
+@pytest.mark.parametrize(
+    ("name", "part", "kind"),
+    [
+        ("phy", "phy/template", "spikes"),
+        ("dlc", "deeplabcut/golden_mouse-shaokai-2022-10-19", "pose"),
+        ("centered_pair", "sleap/centered_pair", "pose"),
+        ("m3v1mp4.mp4", "video/m3v1mp4.mp4", "video"),
+    ],
+)
+def test_each_real_part_converts_beside_a_recording(tmp_path, name, part, kind):
+    root = _upload(tmp_path, Noise4Sam_g0="spikeglx/Noise4Sam_g0", **{name: part})
+    detection = detect_format(root)
+    assert detection.format == "spikeglx" and kind in {stream.kind for stream in detection.streams}
+    output = tmp_path / "out" / "s.nwb"
+    result = convert_recording(
+        source_root=root,
+        detection=detection,
+        stream_ids=(),
+        metadata={**METADATA, "behaviour_start_s": 0.5},
+        timezone="UTC",
+        output_path=output,
+    )
+    assert result.streams == detection.default_streams
+    with _read(output) as io:
+        nwbfile = io.read()
+        assert "ElectricalSeriesAP" in nwbfile.acquisition
+        if kind == "spikes":
+            # Sorted at 25 kHz: not this recording's sorting, which detection says; converted all the same.
+            assert any("may be the sorting of another recording" in note for note in detection.notes)
+            assert len(nwbfile.units) == 62
+        else:
+            assert nwbfile.processing  # pose or the linked video, under processing
+
+
+def test_sleap_predictions_of_many_animals_convert_alone(tmp_path):
+    root = _upload(tmp_path, sleap="sleap/centered_pair")
+    detection = detect_format(root)
+    pose = detection.stream("pose:centered_pair_predictions.slp")
+    assert pose.label == "pose (SLEAP, 24 body parts, 27 animals, 1100 frames at 15 frames/s)"
+    result = convert_recording(
+        source_root=root,
+        detection=detection,
+        stream_ids=(),
+        metadata=METADATA,
+        timezone="UTC",
+        output_path=tmp_path / "o.nwb",
+    )
+    with _read(result.output_path) as io:
+        module = io.read().processing["SLEAP_VIDEO_000_centered_pair_low_quality"]
+        assert len(module.data_interfaces) == 27  # one PoseEstimation per track

@@ -24,15 +24,9 @@ from tests.orchestrator.test_policy import Dialogue, actions
 FULL = "Jane Smith, MIT, V1 recording, subject mouse001, mouse, male, P90D"
 
 
-@pytest.fixture
-def dialogue(tmp_path: Path) -> Dialogue:
-    root = tmp_path / "upload"
-    root.mkdir()
-    shutil.copytree(real_data("spikeglx/Noise4Sam_g0"), root / "Noise4Sam_g0", copy_function=os.symlink)
-    shutil.copytree(real_data("kilosort/kilosort4"), root / "kilosort4", copy_function=os.symlink)
-    shutil.copytree(real_data("sleap/clip"), root / "sleap", copy_function=os.symlink)
+def _summary(root: Path) -> RecordingSummary:
     detection = detect_format(root).to_json()
-    recording = RecordingSummary(
+    return RecordingSummary(
         format=detection["format"],
         format_label=detection["format_label"],
         streams=tuple(
@@ -43,14 +37,34 @@ def dialogue(tmp_path: Path) -> Dialogue:
         file_count=len({f for s in detection["streams"] for f in s["files"]}),
         detection=detection,
     )
-    d = Dialogue()
+
+
+def _detected(d: Dialogue, recording: RecordingSummary) -> None:
     d.send(FilesChanged(added=3, total=3))
     d.send(
         FormatDetected(
-            files_version=d.view.memory.files_version, recording=recording, file_metadata=detection["file_metadata"]
+            files_version=d.view.memory.files_version,
+            recording=recording,
+            file_metadata=recording.detection["file_metadata"],
         )
     )
     d.view = d.view.model_copy(update={"recording": recording})
+
+
+def _link(root: Path, **folders: str) -> Path:
+    root.mkdir(exist_ok=True)
+    for name, relative in folders.items():
+        shutil.copytree(real_data(relative), root / name, copy_function=os.symlink)
+    return root
+
+
+@pytest.fixture
+def dialogue(tmp_path: Path) -> Dialogue:
+    root = _link(
+        tmp_path / "upload", Noise4Sam_g0="spikeglx/Noise4Sam_g0", kilosort4="kilosort/kilosort4", sleap="sleap/clip"
+    )
+    d = Dialogue()
+    _detected(d, _summary(root))
     return d
 
 
@@ -106,3 +120,27 @@ def test_the_detection_names_the_recording_then_what_comes_with_it(dialogue: Dia
         "This is a SpikeGLX recording: Neuropixels probe imec0, action potential band (AP). With it: spike sorting "
         "(Kilosort 4, 403 units: 253 good, 150 mua), pose (SLEAP," in said
     )
+
+
+def test_parts_uploaded_after_a_conversion_make_a_new_attempt_with_everything(tmp_path: Path) -> None:
+    from conversions.orchestrator.state import ConversionSucceeded, Status, ValidationCompleted
+
+    root = _link(tmp_path / "upload", Noise4Sam_g0="spikeglx/Noise4Sam_g0")
+    d = Dialogue()
+    _detected(d, _summary(root))
+    d.say(FULL)
+    d.act("approve")
+    d.send(ConversionSucceeded(attempt=1, size_bytes=1))
+    d.send(ValidationCompleted(attempt=1, outcome="passed", issues=()))
+    assert d.view.status == Status.COMPLETED
+
+    _link(root, kilosort4="kilosort/kilosort4", sleap="sleap/clip")
+    _detected(d, _summary(root))
+    assert "When did the video start" in d.text
+    step = d.say("they started together")
+    assert d.value("behaviour_start_s") == 0.0
+    assert step.replies[-1].data["attempt"] == 2
+    approved = d.act("approve")
+    (start,) = actions(approved, StartConversion)
+    assert start.attempt == 2
+    assert start.streams == ("imec0.ap", "sorting", "pose:clip.predictions.slp", "video:clip.mp4")

@@ -21,6 +21,7 @@ from django.utils import timezone
 from conversions.models import AuditEvent, ChatMessage, ConversionAttempt, ConversionSession, ValidationIssue
 from conversions.nwb.fields import FIELDS, FILE_FACTS
 from conversions.nwb.validation import InspectionIssue, action_for, fields_for
+from conversions.services.sessions import files_beside
 
 # nwbinspector's importance levels, most serious first (its Importance enum, ERROR highest; schema
 # violations are reported as ERROR by conversions.nwb.validation). Anything else comes after them.
@@ -195,6 +196,18 @@ def _attempt(
         "issue_count": len(attempt.issues.all()),
         # Where each converted stream was placed on the session's clock, and how its start was found.
         "timing": _timing(session, attempt),
+        # The videos the file links to, kept beside it (downloaded on their own).
+        "beside": [
+            {
+                "path": beside.relative_path,
+                "size_bytes": beside.size_bytes,
+                "url": reverse(
+                    "api:session_attempt_beside",
+                    kwargs={"session_id": session.id, "number": attempt.number, "relative_path": beside.relative_path},
+                ),
+            }
+            for beside in (files_beside(attempt.output_path) if succeeded else [])
+        ],
         "output_url": (
             reverse("api:session_output", kwargs={"session_id": session.id}) + f"?attempt={attempt.number}"
             if succeeded

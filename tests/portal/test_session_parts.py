@@ -82,5 +82,9 @@ def test_a_recording_with_its_parts_converts_into_one_file_on_one_clock(
     assert timing["sorting"]["start_s"] == 0.0 and "samples of" in timing["sorting"]["how"]
     assert timing["video:clip.mp4"]["start_s"] == 2.0
     assert timing["video:clip.mp4"]["how"] == "the camera started 2 s after the recording"
+    (video,) = report["attempts"][0]["beside"]
+    assert video["path"] == f"{output.stem}_video/clip.mp4"
+    assert client.get(video["url"]).status_code == 200
     page = live_world.browser("ada").get(f"/api/sessions/{session_id}/report.html")
     assert b"the camera started 2 s after the recording" in page.content
+    assert f"{output.stem}_video/clip.mp4".encode() in page.content

@@ -175,6 +175,7 @@ def convert_recording(
             conversion_options = _conversion_options(
                 supported, [s for s in streams if s.id in main_ids], tracker, converter, stub=stub
             )
+            _place_beside_output(converter, output_path, placed)
             tracker.check_stop()  # the last chance for formats that report nothing until the write ends
             with _failure_as("converting", file_names):
                 nwbfile = converter.create_nwbfile(metadata=nwb_metadata, conversion_options=conversion_options)
@@ -310,6 +311,16 @@ def _add_part(
         options = {"stub_test": True} if stub and _takes_stub_test(interface) else {}
         interface.add_to_nwbfile(nwbfile, metadata=metadata, **options)
         placed.extend(getattr(interface, "placed", ()))
+
+
+def _place_beside_output(converter: NWBConverter, output_path: Path, placed: list[Path]) -> None:
+    """A video converted without a recording (its converter is the main one) is placed beside the file
+    as a part is: its interface gets the file's path and lists what it places in `placed`, so a failed
+    conversion removes it too."""
+    for interface in converter.data_interface_objects.values():
+        if hasattr(interface, "output_path"):
+            interface.output_path = output_path
+            interface.placed = placed
 
 
 def _recording_start(converter: NWBConverter) -> float:

@@ -268,3 +268,18 @@ def test_a_recording_with_sorting_pose_and_video_is_one_file_on_one_clock(tmp_pa
         assert nwbfile.processing["behavior"]["Video clip"].starting_time == pytest.approx(start + 1.5)
         pose = next(iter(nwbfile.processing["SLEAP_VIDEO_000_clip"].data_interfaces.values()))
         assert next(iter(pose.pose_estimation_series.values())).starting_time == pytest.approx(start + 1.5)
+
+
+def test_a_video_on_its_own_is_linked_from_its_file_and_placed_beside_it(tmp_path):
+    root = _upload(tmp_path, **{"m3v1mp4.mp4": "video/m3v1mp4.mp4"})
+    detection = detect_format(root)
+    assert (detection.format, detection.default_streams) == ("video", ("video:m3v1mp4.mp4",))
+    output = tmp_path / "out" / "session.nwb"
+    result = convert_recording(
+        source_root=root, detection=detection, stream_ids=(), metadata=METADATA, timezone="UTC", output_path=output
+    )
+    assert result.beside == (output.parent / "session_video" / "m3v1mp4.mp4",)
+    assert result.beside[0].read_bytes() == (root / "m3v1mp4.mp4").read_bytes()
+    with _read(output) as io:
+        video = io.read().processing["behavior"]["Video m3v1mp4"]
+        assert list(video.external_file[:]) == ["session_video/m3v1mp4.mp4"]

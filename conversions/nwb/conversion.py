@@ -176,6 +176,7 @@ def convert_recording(
             conversion_options = _conversion_options(
                 supported, [s for s in streams if s.id in main_ids], tracker, converter, stub=stub
             )
+            _place_beside_output(converter, output_path, placed)
             tracker.check_stop()  # the last chance for formats that report nothing until the write ends
             with _failure_as("converting", file_names):
                 nwbfile = converter.create_nwbfile(metadata=nwb_metadata, conversion_options=conversion_options)
@@ -340,6 +341,16 @@ def _camera_pulses(source_root: Path, detection: Detection, chosen: Sequence[str
             )
         found[stream.id] = times
     return found
+
+
+def _place_beside_output(converter: NWBConverter, output_path: Path, placed: list[Path]) -> None:
+    """A video converted without a recording (its converter is the main one) is placed beside the file
+    as a part is: its interface gets the file's path and lists what it places in `placed`, so a failed
+    conversion removes it too."""
+    for interface in converter.data_interface_objects.values():
+        if hasattr(interface, "output_path"):
+            interface.output_path = output_path
+            interface.placed = placed
 
 
 def _recording_start(converter: NWBConverter) -> float:

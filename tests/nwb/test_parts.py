@@ -410,3 +410,18 @@ def test_sleap_predictions_of_many_animals_convert_alone(tmp_path):
     with _read(result.output_path) as io:
         module = io.read().processing["SLEAP_VIDEO_000_centered_pair_low_quality"]
         assert len(module.data_interfaces) == 27  # one PoseEstimation per track
+
+
+def test_a_video_on_its_own_is_linked_from_its_file_and_placed_beside_it(tmp_path):
+    root = _upload(tmp_path, **{"m3v1mp4.mp4": "video/m3v1mp4.mp4"})
+    detection = detect_format(root)
+    assert (detection.format, detection.default_streams) == ("video", ("video:m3v1mp4.mp4",))
+    output = tmp_path / "out" / "session.nwb"
+    result = convert_recording(
+        source_root=root, detection=detection, stream_ids=(), metadata=METADATA, timezone="UTC", output_path=output
+    )
+    assert result.beside == (output.parent / "session_video" / "m3v1mp4.mp4",)
+    assert result.beside[0].read_bytes() == (root / "m3v1mp4.mp4").read_bytes()
+    with _read(output) as io:
+        video = io.read().processing["behavior"]["Video m3v1mp4"]
+        assert list(video.external_file[:]) == ["session_video/m3v1mp4.mp4"]

@@ -86,7 +86,7 @@ def detect_format(root: Path, *, format_key: str | None = None) -> Detection:
         if supported.companion:
             return supported.inspect(root, files)
         parts = _parts(root, files)
-        taken = {name for part in parts for stream in part.streams for name in stream.files}
+        taken = _taken(parts)
         chosen = supported.inspect(root, [name for name in files if name not in taken])
         return combine(chosen, *parts) if parts else chosen
     claimants = [supported for supported in SUPPORTED_FORMATS.values() if supported.claims(files)]
@@ -95,7 +95,7 @@ def detect_format(root: Path, *, format_key: str | None = None) -> Detection:
     # The parts of an experiment first: the files they read are then not the recording's to claim.
     found, problems = _inspect_all(root, files, [supported for supported in claimants if supported.companion])
     parts = list(found)
-    taken = {name for part in parts for stream in part.streams for name in stream.files}
+    taken = _taken(parts)
     rest = [name for name in files if name not in taken]
     recording_claimants = [supported for supported in claimants if not supported.companion and supported.claims(rest)]
     recordings, recording_problems = _inspect_all(root, rest, recording_claimants) if rest else ([], [])
@@ -165,6 +165,14 @@ def facts_for_streams(detection: Detection, stream_ids: Sequence[str]) -> dict[s
     _, facts = _choice_rules(detection, key)
     found = facts(restricted(detection, key), ids)
     return {name: found[name] for name in FACT_KEYS}
+
+
+def _taken(parts: Sequence[Detection]) -> set[str]:
+    """The files the parts of an experiment read: their streams' files and what they read at detection."""
+    return {
+        *(name for part in parts for stream in part.streams for name in stream.files),
+        *(str(name) for part in parts for name in part.file_metadata.get("also_read", ())),
+    }
 
 
 def _format_words(supported: SupportedFormat) -> str:

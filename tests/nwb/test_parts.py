@@ -386,6 +386,8 @@ def test_each_real_part_converts_beside_a_recording(tmp_path, name, part, kind):
     with _read(output) as io:
         nwbfile = io.read()
         assert "ElectricalSeriesAP" in nwbfile.acquisition
+        # What a part reads is not said to be left out (DeepLabCut's pickle gives its frame rate).
+        assert not any("_meta.pickle" in note for note in detection.notes)
         if kind == "spikes":
             # Sorted at 25 kHz: not this recording's sorting, which detection says; converted all the same.
             assert any("may be the sorting of another recording" in note for note in detection.notes)

@@ -103,6 +103,9 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
             "size_bytes": sum(stream.size_bytes for stream in streams),
             "pose_rates": {stream_id(pose.name): pose.rate_hz for pose in found},
             "pose_frames": {stream_id(pose.name): pose.span for pose in found},
+            # Files read at detection (DeepLabCut's metadata pickle, for the frame rate) but never
+            # handed to a reader: part of the pose, not files left out.
+            "also_read": [meta for pose in found if (meta := _meta_pickle(pose.name, files))],
         },
         notes=tuple(
             f"{PurePosixPath(pose.name).name} does not say its frame rate, and the video it was made from is not in "
@@ -159,10 +162,17 @@ def _read_dlc(root: Path, name: str, files: Sequence[str]) -> PoseFile:
     )
 
 
+def _meta_pickle(name: str, files: Sequence[str]) -> str:
+    """DeepLabCut's metadata pickle of an output, when the upload holds it ("" otherwise)."""
+    if not _is_dlc(name):
+        return ""
+    meta = f"{PurePosixPath(name).with_name(PurePosixPath(name).stem)!s}{_META_SUFFIX}"
+    return meta if meta in files else ""
+
+
 def _dlc_rate(root: Path, name: str, files: Sequence[str]) -> tuple[float | None, str]:
-    stem = PurePosixPath(name).stem
-    meta = f"{PurePosixPath(name).with_name(stem)!s}{_META_SUFFIX}"
-    if meta in files:
+    meta = _meta_pickle(name, files)
+    if meta:
         fps = read_pickle_safely(root / meta).get("data", {}).get("fps")
         if isinstance(fps, (int, float)) and fps > 0:
             return float(fps), PurePosixPath(meta).name

@@ -427,3 +427,16 @@ def test_a_video_on_its_own_is_linked_from_its_file_and_placed_beside_it(tmp_pat
     with _read(output) as io:
         video = io.read().processing["behavior"]["Video m3v1mp4"]
         assert list(video.external_file[:]) == ["session_video/m3v1mp4.mp4"]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [("sample_rate = (", "line 1 cannot be read"), ("x = " + "(" * 200_000 + ")" * 200_000, "cannot be read")],
+)
+def test_a_params_py_that_cannot_be_read_is_refused_plainly(tmp_path, text, said):
+    from conversions.nwb.errors import RecordingProblem
+
+    params = tmp_path / "params.py"
+    params.write_text(text)
+    with pytest.raises(RecordingProblem, match=said):
+        read_params(params)

@@ -48,6 +48,8 @@ _NEEDS = (
 )
 _PARAMS, _TIMES, _CLUSTERS, _TEMPLATES = "params.py", "spike_times.npy", "spike_clusters.npy", "spike_templates.npy"
 _CHANNEL_MAP, _TEMPLATE_WAVEFORMS, _CLUSTER_INFO = "channel_map.npy", "templates.npy", "cluster_info.tsv"
+# A sorter's params.py is a few lines; anything far larger is not one, and is not parsed.
+_MAX_PARAMS_BYTES = 1_000_000
 # Files Kilosort 4 writes and earlier versions do not.
 _KILOSORT4_FILES = ("kept_spikes.npy", "spike_positions.npy")
 # Phy's curation label column, and what a cluster no one labelled is called (Phy's own word).
@@ -241,11 +243,16 @@ def _load_spikes(root: Path, times_name: str, clusters_name: str) -> tuple[np.nd
 
 def read_params(path: Path) -> dict[str, Any]:
     """The plain `name = value` lines of a `params.py`, read as literals: the file is never run."""
+    if path.stat().st_size > _MAX_PARAMS_BYTES:
+        raise RecordingProblem(
+            f"{path.name} is {path.stat().st_size:,} bytes: not the few lines a sorter writes. Upload the params.py "
+            "the sorter wrote."
+        )
     try:
         tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"), filename=path.name)
-    except SyntaxError as error:
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         raise RecordingProblem(
-            f"{path.name} is not the params.py a sorter writes (line {error.lineno} cannot be read). Upload the "
+            f"{path.name} is not the params.py a sorter writes ({_where(error)} cannot be read). Upload the "
             "file the sorter wrote, unchanged.",
             detail=repr(error),
         ) from error
@@ -256,9 +263,14 @@ def read_params(path: Path) -> dict[str, Any]:
             if isinstance(target, ast.Name):
                 try:
                     params[target.id] = ast.literal_eval(statement.value)
-                except ValueError:
+                except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
                     continue  # not a literal: a value the portal does not need
     return params
+
+
+def _where(error: BaseException) -> str:
+    line = getattr(error, "lineno", None)
+    return f"line {line}" if line else "it"
 
 
 def read_cluster_tables(root: Path, names: Sequence[str]) -> dict[str, dict[int, Any]]:
@@ -372,7 +384,7 @@ def main_channels(root: Path, folder: SortingFolder, unit_ids: np.ndarray) -> li
     main = info.get("ch")
     if main and all(int(unit) in main for unit in unit_ids.tolist()):
         indices = [int(main[int(unit)]) for unit in unit_ids.tolist()]
-    elif _in(folder.folder, _TEMPLATE_WAVEFORMS) in present and folder.files[2].endswith(_TEMPLATES) is False:
+    elif _in(folder.folder, _TEMPLATE_WAVEFORMS) in present:
         templates = np.load(root / _in(folder.folder, _TEMPLATE_WAVEFORMS), mmap_mode="r", allow_pickle=False)
         if templates.ndim != 3 or templates.shape[0] <= int(unit_ids.max()):
             return None  # after merges in Phy, cluster ids no longer index templates

@@ -440,3 +440,48 @@ def test_a_params_py_that_cannot_be_read_is_refused_plainly(tmp_path, text, said
     params.write_text(text)
     with pytest.raises(RecordingProblem, match=said):
         read_params(params)
+
+
+def test_a_video_that_is_not_one_is_named_and_the_recording_still_converts(tmp_path):
+    from conversions.nwb.errors import RecordingProblem
+
+    root = _upload(tmp_path, Noise4Sam_g0="spikeglx/Noise4Sam_g0")
+    (root / "camera.mp4").write_bytes(b"<html>not a video</html>")
+    detection = detect_format(root)
+    assert detection.format == "spikeglx" and detection.default_streams == ("imec0.ap",)
+    assert any("camera.mp4 cannot be read as a video" in note for note in detection.notes)
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "camera.mp4").write_bytes(b"<html>not a video</html>")
+    with pytest.raises(RecordingProblem, match=r"camera\.mp4 cannot be read as a video"):
+        detect_format(alone)
+
+
+def test_an_avi_video_is_timed_too(tmp_path):
+    import av
+
+    path = tmp_path / "upload" / "cam.avi"
+    path.parent.mkdir()
+    with av.open(str(path), mode="w") as container:
+        stream = container.add_stream("mjpeg", rate=20)
+        stream.width, stream.height, stream.pix_fmt = 16, 16, "yuvj420p"
+        for index in range(10):
+            frame = av.VideoFrame.from_ndarray(np.full((16, 16, 3), index, dtype=np.uint8), format="rgb24")
+            for packet in stream.encode(frame):
+                container.mux(packet)
+        for packet in stream.encode():
+            container.mux(packet)
+    detection = detect_format(path.parent)
+    assert detection.stream("video:cam.avi").label == "video cam.avi (16×16, 10 frames at 20 frames/s)"
+    output = tmp_path / "out" / "v.nwb"
+    convert_recording(
+        source_root=path.parent,
+        detection=detection,
+        stream_ids=(),
+        metadata=METADATA,
+        timezone="UTC",
+        output_path=output,
+    )
+    with _read(output) as io:
+        video = io.read().processing["behavior"]["Video cam"]
+        assert (video.starting_time, video.rate) == (0.0, 20.0)

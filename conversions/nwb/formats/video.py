@@ -118,6 +118,11 @@ def read_video(path: Path, name: str) -> VideoFacts:
             stream = container.streams.video[0]
             rate = float(stream.average_rate or stream.guessed_rate or 0)
             frames = int(stream.frames or 0) or len(_packet_times(container, stream))
+            if not frames or not rate:
+                raise RecordingProblem(
+                    f"{name} holds no frames, or does not say its frame rate, so its frames cannot be placed in "
+                    "time. Upload the video as the camera software saved it, or convert it to .mp4."
+                )
             if stream.duration and stream.time_base:
                 duration = float(stream.duration * stream.time_base)
             else:
@@ -152,8 +157,14 @@ def frame_times(path: Path) -> tuple[np.ndarray, float]:
 
 
 def _packet_times(container: Any, stream: Any) -> np.ndarray:
-    stamps = np.array([packet.pts for packet in container.demux(stream) if packet.pts is not None], dtype=np.int64)
-    return np.sort(stamps).astype(np.float64) * float(stream.time_base)
+    """Each frame's presentation time; a container that stores none (AVI keeps decoding times only)
+    gives its decoding times, which for such streams are the same."""
+    stamps = []
+    for packet in container.demux(stream):
+        stamp = packet.pts if packet.pts is not None else packet.dts
+        if stamp is not None and packet.size:
+            stamps.append(stamp)
+    return np.sort(np.array(stamps, dtype=np.int64)).astype(np.float64) * float(stream.time_base)
 
 
 def place_beside(source: Path, output_path: Path) -> str:

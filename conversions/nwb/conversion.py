@@ -180,6 +180,14 @@ def convert_recording(
             tracker.check_stop()  # the last chance for formats that report nothing until the write ends
             with _failure_as("converting", file_names):
                 nwbfile = converter.create_nwbfile(metadata=nwb_metadata, conversion_options=conversion_options)
+                # Chunking and compression are set for what the main converter wrote (the recording)
+                # before the parts join: neuroconv's configuration rebuilds the whole file several times
+                # to find its datasets, which for a session's hundreds of small pose and unit datasets
+                # costs more than writing them. The parts' datasets are written as they are
+                # (contiguous, uncompressed; bench/README.md, combined.py).
+                configured = writer == "fast" and bool(parts)
+                if configured:
+                    configure_backend(nwbfile=nwbfile, backend_configuration=build_backend_configuration(nwbfile))
                 pulses = _camera_pulses(source_root, detection, chosen)
                 for part in parts:
                     tracker.check_stop()
@@ -189,7 +197,7 @@ def convert_recording(
                     for stream_id in part.data_interface_objects:
                         tracker.stream_done(stream_id, 1.0)
                 applied = tuple(description.fix for description in descriptions if description.is_in(nwbfile))
-                _write(nwbfile, temporary, writer=writer, threads=threads, tracker=tracker)
+                _write(nwbfile, temporary, writer=writer, threads=threads, tracker=tracker, configured=configured)
         tracker.check_stop()
         os.replace(temporary, output_path)
     except BaseException:
@@ -362,6 +370,13 @@ def _recording_start(converter: NWBConverter) -> float:
     return 0.0
 
 
+def configure_backend(*, nwbfile: NWBFile, backend_configuration: HDF5BackendConfiguration) -> None:
+    """Set the configured chunking and compression on the file's datasets (neuroconv's own step)."""
+    from neuroconv.tools.nwb_helpers import configure_backend as configure
+
+    configure(nwbfile=nwbfile, backend_configuration=backend_configuration)
+
+
 def build_backend_configuration(nwbfile: NWBFile) -> HDF5BackendConfiguration:
     """Chunking and compression of every dataset: neuroconv's defaults (HDF5, gzip) for now.
 
@@ -382,10 +397,19 @@ def _threads_from_environment() -> int:
     return int(value)
 
 
-def _write(nwbfile: NWBFile, path: Path, *, writer: str, threads: int, tracker: _ProgressTracker) -> None:
+def _write(
+    nwbfile: NWBFile,
+    path: Path,
+    *,
+    writer: str,
+    threads: int,
+    tracker: _ProgressTracker,
+    configured: bool = False,
+) -> None:
     """Write with the fast writer, or with neuroconv alone. The fast writer reports each recording's
     progress itself (neuroconv's chunk iterator, which would have, is never run); a cancel raised
-    from the tracker stops it between chunks."""
+    from the tracker stops it between chunks. `configured`: the datasets' chunking and compression
+    were set already (the fast writer only); otherwise neuroconv's defaults are set on every dataset."""
     if writer == "fast":
 
         def on_progress(iterator: Any, fraction: float) -> None:
@@ -395,7 +419,8 @@ def _write(nwbfile: NWBFile, path: Path, *, writer: str, threads: int, tracker: 
             else:
                 tracker.stream_done(stream_id, fraction)
 
-        write_nwbfile(nwbfile, path, build_backend_configuration(nwbfile), threads=threads, on_progress=on_progress)
+        configuration = None if configured else build_backend_configuration(nwbfile)
+        write_nwbfile(nwbfile, path, configuration, threads=threads, on_progress=on_progress)
         return
     from neuroconv.tools.nwb_helpers import configure_and_write_nwbfile
 

@@ -95,13 +95,14 @@ class _Recording:
 def write_nwbfile(
     nwbfile: NWBFile,
     path: Path,
-    backend_configuration: HDF5BackendConfiguration,
+    backend_configuration: HDF5BackendConfiguration | None,
     *,
     threads: int,
     on_progress: Callable[[Any, float], None],
     deflate: Deflate | None = None,
 ) -> int:
-    """Write `nwbfile` to `path` with `backend_configuration`, compressing recordings in `threads`
+    """Write `nwbfile` to `path` with `backend_configuration` (None: set on the file already),
+    compressing recordings in `threads`
     threads. `on_progress(iterator, fraction)` is called from this thread after each chunk of a
     recording is written (`iterator`: that recording's neuroconv chunk iterator); an exception it
     raises stops the writing and is re-raised. Datasets that are not recordings from SpikeInterface
@@ -118,7 +119,8 @@ def write_nwbfile(
 
         configure_and_write_nwbfile(nwbfile=nwbfile, nwbfile_path=path, backend_configuration=backend_configuration)
         return 0
-    configure_backend(nwbfile=nwbfile, backend_configuration=backend_configuration)
+    if backend_configuration is not None:
+        configure_backend(nwbfile=nwbfile, backend_configuration=backend_configuration)
     recordings = _take_recordings(nwbfile, deflate)
     with NWBHDF5IO(str(path), mode="w") as io:
         io.write(nwbfile)

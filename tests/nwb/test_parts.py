@@ -270,6 +270,13 @@ def test_a_recording_with_sorting_pose_and_video_is_one_file_on_one_clock(tmp_pa
         assert nwbfile.processing["behavior"]["Video clip"].starting_time == pytest.approx(start + 1.5)
         pose = next(iter(nwbfile.processing["SLEAP_VIDEO_000_clip"].data_interfaces.values()))
         assert next(iter(pose.pose_estimation_series.values())).starting_time == pytest.approx(start + 1.5)
+    # The recording is chunked and compressed as it is alone; the parts' small datasets are written as they are.
+    import h5py
+
+    with h5py.File(result.output_path, "r") as file:
+        samples = file["acquisition/ElectricalSeriesAP/data"]
+        assert samples.chunks is not None and samples.compression == "gzip"
+        assert file["units/spike_times"].shape == (290_360,)
 
 
 def test_a_preview_holds_a_stub_of_every_part(tmp_path):

@@ -176,6 +176,39 @@ def stream_facts(detection: Detection, stream_ids: Sequence[str]) -> dict[str, A
     }
 
 
+def part_detection(
+    key: str,
+    label: str,
+    streams: Sequence[Stream],
+    *,
+    file_metadata: Mapping[str, Any],
+    notes: Sequence[str] = (),
+    channel_count: int | None = None,
+) -> Detection:
+    """The detection of a session's part (a sorting, pose, a video): every stream converted by
+    default, the FACT_KEYS from its streams (no start time, device or probe of its own; channels
+    added up unless `channel_count` says), and the format's own `file_metadata`."""
+    return Detection(
+        format=key,
+        format_label=label,
+        streams=tuple(streams),
+        default_streams=tuple(stream.id for stream in streams),
+        file_metadata={
+            "session_start_time": None,
+            "device": "",
+            "probe": "",
+            "channel_count": sum(stream.channel_count for stream in streams)
+            if channel_count is None
+            else channel_count,
+            "sampling_rate_hz": max(stream.sampling_rate_hz for stream in streams),
+            "duration_s": max(stream.duration_s for stream in streams),
+            "size_bytes": sum(stream.size_bytes for stream in streams),
+            **file_metadata,
+        },
+        notes=tuple(notes),
+    )
+
+
 def _per_stream(metadata: Mapping[str, Any], key: str, stream_ids: Sequence[str], whole: Any) -> Any:
     by_stream = metadata.get(key)
     if not isinstance(by_stream, Mapping):

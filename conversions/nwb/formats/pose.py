@@ -25,7 +25,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import RecordingProblem
-from .base import Detection, FrameTimes, Stream, SupportedFormat, list_upload_files, reader_view, short_reason
+from .base import (
+    Detection,
+    FrameTimes,
+    Stream,
+    SupportedFormat,
+    list_upload_files,
+    part_detection,
+    reader_view,
+    short_reason,
+)
 from .video import read_video, video_files
 
 if TYPE_CHECKING:
@@ -88,31 +97,23 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
         )
         for pose in found
     )
-    return Detection(
-        format=_KEY,
-        format_label=_LABEL,
-        streams=streams,
-        default_streams=tuple(stream.id for stream in streams),
+    return part_detection(
+        _KEY,
+        _LABEL,
+        streams,
         file_metadata={
-            "session_start_time": None,
-            "device": "",
-            "probe": "",
-            "channel_count": sum(stream.channel_count for stream in streams),
-            "sampling_rate_hz": max(stream.sampling_rate_hz for stream in streams),
-            "duration_s": max(stream.duration_s for stream in streams),
-            "size_bytes": sum(stream.size_bytes for stream in streams),
             "pose_rates": {stream_id(pose.name): pose.rate_hz for pose in found},
             "pose_frames": {stream_id(pose.name): pose.span for pose in found},
             # Files read at detection (DeepLabCut's metadata pickle, for the frame rate) but never
             # handed to a reader: part of the pose, not files left out.
             "also_read": [meta for pose in found if (meta := _meta_pickle(pose.name, files))],
         },
-        notes=tuple(
+        notes=[
             f"{PurePosixPath(pose.name).name} does not say its frame rate, and the video it was made from is not in "
             "the upload: the frame rate will be asked, to place each frame in time."
             for pose in found
             if not pose.rate_hz
-        ),
+        ],
     )
 
 

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import RecordingProblem
-from .base import Detection, Stream, SupportedFormat, list_upload_files, reader_view, short_reason
+from .base import Detection, Stream, SupportedFormat, list_upload_files, part_detection, reader_view, short_reason
 
 if TYPE_CHECKING:
     from neuroconv import NWBConverter
@@ -127,19 +127,13 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
         )
         for folder in folders
     )
-    return Detection(
-        format=_KEY,
-        format_label=_LABEL,
-        streams=streams,
-        default_streams=tuple(stream.id for stream in streams),
+    return part_detection(
+        _KEY,
+        _LABEL,
+        streams,
+        # The channels of the data the sorter read (its params.py), not the units counted in the streams.
+        channel_count=sum(folder.channel_count for folder in folders),
         file_metadata={
-            "session_start_time": None,
-            "device": "",
-            "probe": "",
-            "channel_count": sum(folder.channel_count for folder in folders),
-            "sampling_rate_hz": max(folder.sample_rate_hz for folder in folders),
-            "duration_s": max(folder.last_spike_s for folder in folders),
-            "size_bytes": sum(stream.size_bytes for stream in streams),
             "sortings": {
                 stream.id: {
                     "data_file": folder.data_file,
@@ -151,7 +145,7 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
                 for stream, folder in zip(streams, folders, strict=True)
             },
         },
-        notes=tuple(note for folder in folders for note in _notes(folder)),
+        notes=[note for folder in folders for note in _notes(folder)],
     )
 
 

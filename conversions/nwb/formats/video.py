@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import RecordingProblem
 from ..naming import video_folder_name
-from .base import Detection, Stream, SupportedFormat, list_upload_files, reader_view, short_reason
+from .base import Detection, Stream, SupportedFormat, list_upload_files, part_detection, reader_view, short_reason
 
 if TYPE_CHECKING:
     from neuroconv import NWBConverter
@@ -81,22 +81,12 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
             "Two videos in the upload have the same file name in different folders. Rename one, or upload each "
             "session's videos on their own."
         )
-    return Detection(
-        format=_KEY,
-        format_label=_LABEL,
-        streams=streams,
-        default_streams=tuple(stream.id for stream in streams),
-        file_metadata={
-            "session_start_time": None,
-            "device": "",
-            "probe": "",
-            "channel_count": len(streams),
-            "sampling_rate_hz": max(fact.rate_hz for fact in facts),
-            "duration_s": max(fact.duration_s for fact in facts),
-            "size_bytes": sum(stream.size_bytes for stream in streams),
-            # Frames per video: a recording's TTL line with as many pulses is the camera's (`nwb.parts`).
-            "video_frames": {stream.id: fact.frames for stream, fact in zip(streams, facts, strict=True)},
-        },
+    return part_detection(
+        _KEY,
+        _LABEL,
+        streams,
+        # Frames per video: a recording's TTL line with as many pulses is the camera's (`nwb.parts`).
+        file_metadata={"video_frames": {stream.id: fact.frames for stream, fact in zip(streams, facts, strict=True)}},
     )
 
 

@@ -41,7 +41,7 @@ from .fields import FIELDS, Placement
 from .formats.base import FrameTimes
 from .naming import session_label, temporary_path_for
 from .normalizers import normalize_frame_rate, normalize_seconds_after
-from .parts import PART_KINDS, camera_pulses, needs_behaviour_start, restricted, split_choice
+from .parts import PART_KINDS, PART_WORDS, camera_pulses, needs_behaviour_start, restricted, split_choice
 from .quantities import describe_duration
 
 if TYPE_CHECKING:
@@ -535,11 +535,22 @@ def _buffer_gb(stream_bytes: int) -> float:
 
 
 def _describe(detection: Detection, stream_ids: Sequence[str]) -> str:
-    """A session description from the recording itself, used when the user gave none."""
+    """A session description from the recording itself, used when the user gave none: the recording
+    and its length, then the parts that come with it ("…, 43.3 s long, with spike sorting, pose and
+    video."); a part alone is described by what it is."""
     streams = [detection.stream(stream_id) for stream_id in stream_ids]
-    duration = max(stream.duration_s for stream in streams)
-    labels = "; ".join(stream.label for stream in streams)
-    return f"{detection.format_label} recording ({labels}), {describe_duration(duration)} long."
+    signals = [stream for stream in streams if stream.kind not in PART_KINDS] or streams
+    duration = max(stream.duration_s for stream in signals)
+    labels = "; ".join(stream.label for stream in signals)
+    if signals is streams and any(stream.kind in PART_KINDS for stream in streams):
+        return f"{labels[:1].upper()}{labels[1:]}, {describe_duration(duration)} long."
+    parts = list(dict.fromkeys(PART_WORDS[stream.kind] for stream in streams if stream.kind in PART_KINDS))
+    with_parts = f", with {_listed(parts)}" if parts else ""
+    return f"{detection.format_label} recording ({labels}), {describe_duration(duration)} long{with_parts}."
+
+
+def _listed(words: Sequence[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def _given(values: Mapping[str, Any], name: str) -> Any:

@@ -261,6 +261,10 @@ def test_a_recording_with_sorting_pose_and_video_is_one_file_on_one_clock(tmp_pa
     )
     with _read(result.output_path) as io:
         nwbfile = io.read()
+        assert nwbfile.session_description == (
+            "SpikeGLX recording (Neuropixels probe imec0, action potential band (AP)), 38.5 ms long, with spike "
+            "sorting, pose and video."
+        )
         recording = nwbfile.acquisition["ElectricalSeriesAP"]
         start = recording.starting_time  # SpikeGLX places the cut recording at its first sample's time
         first_spike = np.load(real_recording("kilosort/kilosort4") / "spike_times.npy")[0] / 30000.0

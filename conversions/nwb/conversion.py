@@ -38,7 +38,6 @@ from .detection import Detection, Stream, SupportedFormat, format_handler
 from .errors import ConversionCancelled, ConversionFailed
 from .fastwrite import WRITERS, default_threads, write_nwbfile
 from .fields import FIELDS, Placement
-from .formats.base import FrameTimes
 from .naming import session_label, temporary_path_for
 from .normalizers import normalize_frame_rate, normalize_seconds_after
 from .parts import PART_KINDS, PART_WORDS, camera_pulses, needs_behaviour_start, restricted, split_choice
@@ -318,7 +317,7 @@ def _add_part(
             interface.set_aligned_starting_time(recording_start)
         elif stream_id in pulses:
             frame_times = recording_start + pulses[stream_id]
-            interface.set_aligned_timestamps(frame_times.view(FrameTimes))
+            interface.set_aligned_timestamps(frame_times)
         else:
             camera_start = 0.0 if behaviour_start is None else recording_start + behaviour_start
             interface.set_aligned_starting_time(camera_start)

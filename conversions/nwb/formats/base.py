@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
-import numpy as np
-
 from ..errors import RecordingProblem
 
 if TYPE_CHECKING:
@@ -313,14 +311,6 @@ def list_upload_files(root: Path) -> list[str]:
 
 def _is_clutter(name: str) -> bool:
     return name.startswith(".") or name == "__MACOSX"
-
-
-class FrameTimes(np.ndarray):
-    """Frame times that can stand in a condition: neuroconv's SLEAP writer asks `if timestamps:`,
-    which a plain array of more than one time refuses to answer."""
-
-    def __bool__(self) -> bool:
-        return bool(self.size)
 
 
 def problems_message(problems: Sequence[str]) -> str:

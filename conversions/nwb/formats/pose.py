@@ -19,6 +19,7 @@ import traceback
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +28,6 @@ import numpy as np
 from ..errors import RecordingProblem
 from .base import (
     Detection,
-    FrameTimes,
     Stream,
     SupportedFormat,
     list_upload_files,
@@ -275,9 +275,8 @@ def _open_for_reading(root: Path, detection: Detection, stream_ids: Sequence[str
 
 def _build_converter(folder: Path, stream_ids: Sequence[str]) -> NWBConverter:
     from neuroconv import ConverterPipe
-    from neuroconv.datainterfaces import DeepLabCutInterface, SLEAPInterface
+    from neuroconv.datainterfaces import DeepLabCutInterface
 
-    _let_sleap_add_to_skeletons()
     timing: Mapping[str, Mapping[str, Any]] = json.loads((folder / RATES_FILE).read_text())
     files = list_upload_files(folder)
     interfaces: dict[str, Any] = {}
@@ -295,50 +294,80 @@ def _build_converter(folder: Path, stream_ids: Sequence[str]) -> NWBConverter:
                 metadata_key=f"PoseEstimation{len(interfaces)}",
             )
             # The frames' times, so the conversion can shift them to where the camera started.
-            frame_times = np.arange(int(timing[chosen]["frames"])) / rate
-            interface.set_aligned_timestamps(frame_times.view(FrameTimes))
+            interface.set_aligned_timestamps(np.arange(int(timing[chosen]["frames"])) / rate)
             interfaces[chosen] = interface
         else:
             rate = float(timing[chosen]["rate_hz"])
-            interface = _exact_rate(SLEAPInterface)(file_path=folder / name, frames_per_second=rate)
-            frame_times = np.arange(int(timing[chosen]["frames"])) / rate
-            interface.set_aligned_timestamps(frame_times.view(FrameTimes))
-            interfaces[chosen] = interface
+            interfaces[chosen] = sleap_interface_class()(
+                path=folder / name, rate_hz=rate, frames=int(timing[chosen]["frames"])
+            )
     converter: NWBConverter = ConverterPipe(data_interfaces=interfaces)
     return converter
 
 
-def _let_sleap_add_to_skeletons() -> None:
-    """sleap-io adds a skeleton to a file's existing `Skeletons` (DeepLabCut's, another SLEAP file's)
-    with `add_skeleton`, which ndx-pose 0.4 names `add_skeletons` (it takes one skeleton or several):
-    the old name is given to it, so a session with two pose files converts."""
-    from ndx_pose import Skeletons
+@cache
+def sleap_interface_class() -> type:
+    """The interface of a SLEAP file, built on first use (it imports neuroconv)."""
+    from neuroconv.basedatainterface import BaseDataInterface
 
-    if not hasattr(Skeletons, "add_skeleton"):
-        Skeletons.add_skeleton = Skeletons.add_skeletons
+    class SleapPose(BaseDataInterface):  # type: ignore[misc]  # neuroconv ships without type hints
+        """SLEAP's predictions, written by sleap-io's own NWB writer: what neuroconv's SLEAP interface
+        runs for a file of several animals, with the `.slp` read once (that interface reads it three
+        times, 0.06 s each for a small file) and two of the writer's faults put right:
+        - it writes a regular series' rate cut to a whole number (`float(int(rate))`): 25 frames/s
+          whose intervals sum to 24.99999 become 24, 30.0003 becomes 30, so every frame after the
+          first would sit at the wrong time; the video's own rate is written back into its series;
+        - it adds a skeleton to an existing `Skeletons` (DeepLabCut's, another SLEAP file's) with
+          `add_skeleton`, which ndx-pose 0.4 names `add_skeletons`."""
 
+        display_name = "SLEAP"
+        associated_suffixes = (".slp",)
+        info = "Pose predicted by SLEAP, written with sleap-io."
 
-def _exact_rate(interface_class: type) -> type:
-    """sleap-io writes a regular series' rate as a whole number, cut down (`float(int(rate))`): 25
-    frames/s whose frame intervals sum to 24.99999 become 24, and 30.0003 becomes 30, so every frame
-    after the first would be placed at the wrong time. This interface writes the video's own rate
-    back into the series it added."""
+        def __init__(self, *, path: Path, rate_hz: float, frames: int, verbose: bool = False) -> None:
+            import ndx_pose  # noqa: F401  # registers the pose types with pynwb
+            from sleap_io import load_slp
 
-    class ExactRateSLEAP(interface_class):  # type: ignore[misc]  # neuroconv has no type hints
+            super().__init__(verbose=verbose, path=str(path))
+            self.labels = load_slp(str(path))
+            self.rate_hz = rate_hz
+            self.timestamps = np.arange(frames) / rate_hz
+
+        @classmethod
+        def get_source_schema(cls) -> dict[str, Any]:
+            return {"type": "object", "properties": {"path": {"type": "string"}}}
+
+        def get_timestamps(self) -> np.ndarray:
+            return self.timestamps
+
+        def set_aligned_timestamps(self, aligned_timestamps: np.ndarray) -> None:
+            self.timestamps = np.asarray(aligned_timestamps, dtype=np.float64)
+
+        def set_aligned_starting_time(self, aligned_starting_time: float) -> None:
+            self.timestamps = self.timestamps - self.timestamps[0] + aligned_starting_time
+
         def add_to_nwbfile(self, nwbfile: Any, metadata: dict[str, Any] | None = None, **options: Any) -> None:
-            from ndx_pose import PoseEstimationSeries
+            from ndx_pose import PoseEstimationSeries, Skeletons
+            from sleap_io.io.nwb_predictions import append_nwb_data
+
+            if not hasattr(Skeletons, "add_skeleton"):
+                Skeletons.add_skeleton = Skeletons.add_skeletons
 
             def pose_series() -> dict[int, Any]:
                 found = (child for child in nwbfile.all_children() if isinstance(child, PoseEstimationSeries))
                 return {id(series): series for series in found}
 
             before = pose_series()
-            super().add_to_nwbfile(nwbfile, metadata=metadata, **options)
+            append_nwb_data(
+                labels=self.labels,
+                nwbfile=nwbfile,
+                pose_estimation_metadata={"video_timestamps": self.timestamps, "video_sample_rate": self.rate_hz},
+            )
             for key, series in pose_series().items():
                 if key not in before and series.rate is not None:
-                    series.fields["rate"] = float(self.video_sample_rate)
+                    series.fields["rate"] = float(self.rate_hz)
 
-    return ExactRateSLEAP
+    return SleapPose
 
 
 def _timed(interface_class: type) -> type:

@@ -934,6 +934,11 @@
 
   // --- the message box -------------------------------------------------------------------------------
 
+  // One message at a time: a message typed while the last one is being answered stays in the box,
+  // and only the text that was sent is cleared once it is answered.
+  let sending = false;
+  const STILL_ANSWERING = "Your last message is still being answered; send this one once the reply is here.";
+
   document.getElementById("message-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const text = messageBox.value.trim();
@@ -941,18 +946,25 @@
       showError("Type a message first.");
       return;
     }
+    if (sending) {
+      showError(STILL_ANSWERING);
+      return;
+    }
     showError("");
     const send = document.getElementById("send");
+    sending = true;
     send.disabled = true;
     try {
       const turn = await postJson("/messages", { text });
-      messageBox.value = "";
+      if (messageBox.value.trim() === text) messageBox.value = "";
       stopModifying();
       render(turn.session);
     } catch (err) {
       showError(err.message);
     } finally {
+      sending = false;
       send.disabled = false;
+      if (errorBox.textContent === STILL_ANSWERING) showError("");
       messageBox.focus();
     }
   });

@@ -149,3 +149,28 @@ def test_an_unrecognised_upload_names_the_closest_format_and_keeps_the_list_fold
     expect(folded.locator("li")).to_have_count(len(SUPPORTED_FORMATS))
     expect(folded.locator("li").last).to_be_visible()
     screenshot("session-unrecognised-upload")
+
+
+def test_a_message_typed_while_the_last_is_answered_stays_in_the_box(live_world: World, page: Page) -> None:
+    log_in(page, "ada")
+    start_session(page, "Two messages at once")
+    # Both submits run in one task of the page, before any answer can arrive.
+    page.evaluate(
+        """() => {
+          const box = document.querySelector('#message');
+          const form = document.getElementById('message-form');
+          box.value = 'Jane Smith, MIT';
+          form.requestSubmit();
+          box.value = 'species: mouse';
+          form.requestSubmit();
+        }"""
+    )
+    assert page.locator("#error").text_content() == (
+        "Your last message is still being answered; send this one once the reply is here."
+    )
+    chat = page.locator(SESSION_PAGE["chat"])
+    expect(chat).to_contain_text("Jane Smith, MIT")
+    expect(page.locator("#chat li", has_text="species: mouse")).to_have_count(0)
+    expect(page.locator(SESSION_PAGE["message"])).to_have_value("species: mouse")
+    # Said while the first was in flight; gone once its answer came (the text stays, to send now).
+    expect(page.locator("#error")).to_be_hidden()

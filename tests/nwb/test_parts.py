@@ -496,3 +496,18 @@ def test_an_avi_video_is_timed_too(tmp_path):
     with _read(output) as io:
         video = io.read().processing["behavior"]["Video cam"]
         assert (video.starting_time, video.rate) == (0.0, 20.0)
+
+
+def test_the_sorting_holds_the_spikes_spikeinterface_would_build(tmp_path):
+    from spikeinterface.core import NumpySorting
+
+    from conversions.nwb.formats.base import list_upload_files
+    from conversions.nwb.formats.sorting import build_sorting
+
+    root = real_recording("kilosort/kilosort4")
+    folder = read_folder(root, "", list_upload_files(root))
+    ours = build_sorting(root, folder)
+    times, clusters = np.load(root / "spike_times.npy"), np.load(root / "spike_clusters.npy")
+    theirs = NumpySorting.from_samples_and_labels([times.astype(np.int64)], [clusters], 30000.0)
+    assert list(ours.get_unit_ids()) == list(theirs.get_unit_ids())
+    assert np.array_equal(ours.to_spike_vector(), theirs.to_spike_vector())

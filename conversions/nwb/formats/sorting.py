@@ -24,6 +24,8 @@ template), through the channel map, in the recording's electrodes.
 from __future__ import annotations
 
 import ast
+import dataclasses
+import json
 import traceback
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -141,6 +143,8 @@ def _inspect(root: Path, files: Sequence[str]) -> Detection:
                     "folder": folder.folder,
                     # Whether the folder says each unit's channel (Phy's cluster_info.tsv, or the templates).
                     "says_channels": _says_channels(folder),
+                    # What detection read, so the conversion need not read the folder again.
+                    "read": dataclasses.asdict(folder),
                 }
                 for stream, folder in zip(streams, folders, strict=True)
             },
@@ -346,12 +350,16 @@ def _sorting_words(folder: SortingFolder) -> str:
 def build_sorting(root: Path, folder: SortingFolder) -> Any:
     """A spikeinterface sorting of every cluster with spikes, each column of the tables a property."""
     from spikeinterface.core import NumpySorting
+    from spikeinterface.core.base import minimum_spike_dtype
 
     times, clusters = _load_spikes(root, _in(folder.folder, _TIMES), folder.files[2])
     unit_ids = np.unique(clusters)
-    sorting = NumpySorting.from_samples_and_labels(
-        [np.asarray(times, dtype=np.int64)], [np.asarray(clusters)], folder.sample_rate_hz, unit_ids=unit_ids
-    )
+    # The spike vector spikeinterface's `from_samples_and_labels` builds, with each spike's unit found
+    # by a search rather than one pass over every spike per unit (0.03 s for 403 units here).
+    spikes = np.zeros(len(times), dtype=minimum_spike_dtype)
+    spikes["sample_index"] = times
+    spikes["unit_index"] = np.searchsorted(unit_ids, clusters)
+    sorting = NumpySorting(spikes[np.argsort(times, kind="stable")], folder.sample_rate_hz, unit_ids)
     info = read_cluster_tables(root, [name for name in folder.files if _is_table_of(name, folder.folder)])
     sorting.set_property("original_cluster_id", unit_ids)
     for column, values in info.items():
@@ -391,24 +399,39 @@ def main_channels(root: Path, folder: SortingFolder, unit_ids: np.ndarray) -> li
     return [int(channel_map[index]) for index in indices]
 
 
+# In a reader view: what detection read of each chosen sorting, by stream id.
+_READ_FILE = "sortings.json"
+
+
 def _open_for_reading(root: Path, detection: Detection, stream_ids: Sequence[str]) -> AbstractContextManager[Path]:
-    """A view of the chosen sortings' files, under their upload paths (a sorting is known by its folder)."""
-    return reader_view(root, {name: name for stream_id in stream_ids for name in detection.stream(stream_id).files})
+    """A view of the chosen sortings' files, under their upload paths (a sorting is known by its
+    folder), with what detection read of them; a detection stored before it kept that is read again."""
+    names = {name: name for stream_id in stream_ids for name in detection.stream(stream_id).files}
+    sortings = detection.file_metadata.get("sortings", {})
+    read = {}
+    for stream_id in stream_ids:
+        known = sortings.get(stream_id, {})
+        read[stream_id] = known.get("read") or dataclasses.asdict(
+            read_folder(root, str(known.get("folder", "")), list_upload_files(root))
+        )
+    return reader_view(root, {**names, _READ_FILE: _READ_FILE}, contents={_READ_FILE: json.dumps(read).encode()})
 
 
 def _build_converter(folder: Path, stream_ids: Sequence[str]) -> NWBConverter:
     from neuroconv import ConverterPipe
 
     TemplateSortingInterface = sorting_interface_class()
-    files = list_upload_files(folder)
-    found = {_stream_id(sorting, len(_folders(files))): sorting for sorting in _read_all(folder, files)}
-    interfaces = {stream_id: TemplateSortingInterface(root=folder, folder=found[stream_id]) for stream_id in stream_ids}
+    read = json.loads((folder / _READ_FILE).read_text())
+    interfaces = {
+        stream_id: TemplateSortingInterface(root=folder, folder=_folder_from_json(read[stream_id]))
+        for stream_id in stream_ids
+    }
     converter: NWBConverter = ConverterPipe(data_interfaces=interfaces)
     return converter
 
 
-def _read_all(root: Path, files: Sequence[str]) -> list[SortingFolder]:
-    return [read_folder(root, folder, files) for folder in _folders(files)]
+def _folder_from_json(data: Mapping[str, Any]) -> SortingFolder:
+    return SortingFolder(**{**data, "files": tuple(data["files"])})
 
 
 @cache

@@ -585,3 +585,49 @@ def test_experimenters_normalized_twice_stay_the_same(said: str) -> None:
     must stay one person, not become "Amrani, El" and "Zahra, Fatima"."""
     once = normalize_field("experimenter", said)
     assert normalize_field("experimenter", "; ".join(once)) == once
+
+
+@pytest.mark.parametrize(
+    ("said", "seconds"),
+    [
+        ("0", 0.0),
+        ("2.5", 2.5),
+        ("2.5 s", 2.5),
+        ("300 ms later", 0.3),
+        ("1 s before", -1.0),
+        ("-1.5", -1.5),
+        ("1 minute later", 60.0),
+        ("they started together", 0.0),
+        ("video and ephys started at the same time", 0.0),
+        ("the video started 2 s after the recording: video start 2", 2.0),  # the same time, said twice
+    ],
+)
+def test_when_the_camera_started_is_read_from_a_value_or_a_sentence(said: str, seconds: float) -> None:
+    from conversions.nwb.normalizers import normalize_field
+
+    assert normalize_field("behaviour_start_s", said) == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize(("said", "why"), [("whenever", "holds no time"), ("2 or 3 s", "holds several times")])
+def test_a_camera_start_that_is_not_one_time_is_refused(said: str, why: str) -> None:
+    from conversions.nwb.normalizers import normalize_field
+
+    with pytest.raises(ValueError, match=why):
+        normalize_field("behaviour_start_s", said)
+
+
+@pytest.mark.parametrize(
+    ("said", "rate"), [("30", 30.0), ("29.97 fps", 29.97), ("60 Hz", 60.0), ("25 frames per second", 25.0)]
+)
+def test_a_frame_rate_is_read_with_or_without_its_unit(said: str, rate: float) -> None:
+    from conversions.nwb.normalizers import normalize_field
+
+    assert normalize_field("pose_rate_hz", said) == rate
+
+
+@pytest.mark.parametrize("said", ["0", "fast", "-30", "200000"])
+def test_a_frame_rate_that_is_not_one_is_refused(said: str) -> None:
+    from conversions.nwb.normalizers import normalize_field
+
+    with pytest.raises(ValueError, match="is not a frame rate"):
+        normalize_field("pose_rate_hz", said)

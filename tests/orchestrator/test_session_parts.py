@@ -144,3 +144,34 @@ def test_parts_uploaded_after_a_conversion_make_a_new_attempt_with_everything(tm
     (start,) = actions(approved, StartConversion)
     assert start.attempt == 2
     assert start.streams == ("imec0.ap", "sorting", "pose:clip.predictions.slp", "video:clip.mp4")
+
+
+@pytest.fixture
+def pose_without_rate(tmp_path: Path) -> Dialogue:
+    """A recording with a DeepLabCut output whose pickle and video are not in the upload."""
+    root = _link(tmp_path / "upload", Noise4Sam_g0="spikeglx/Noise4Sam_g0")
+    dlc = "golden_mouseDLC_dlcrnetms5_golden_mouseOct19shuffle1_2000.h5"
+    os.symlink(real_data("deeplabcut/golden_mouse-shaokai-2022-10-19/videos") / dlc, root / dlc)
+    d = Dialogue()
+    _detected(d, _summary(root))
+    return d
+
+
+def test_a_pose_without_a_frame_rate_has_it_asked_with_the_cameras_start(pose_without_rate: Dialogue) -> None:
+    d = pose_without_rate
+    d.say(FULL)
+    assert "At how many frames per second was the video filmed" in d.text
+    d.say("video start: 0; frame rate: 30 fps")
+    assert (d.value("behaviour_start_s"), d.value("pose_rate_hz")) == (0.0, 30.0)
+    assert d.view.awaiting == Awaiting.APPROVAL
+
+
+def test_a_pose_whose_rate_is_declined_is_left_out(pose_without_rate: Dialogue) -> None:
+    d = pose_without_rate
+    d.say(FULL)
+    d.say("video start: 0")
+    assert "At how many frames per second" in d.text
+    d.say("skip")
+    assert d.view.awaiting == Awaiting.APPROVAL
+    assert d.view.memory.selected_streams == ["imec0.ap"]
+    assert "the frame rate of the pose is not known" in d.text

@@ -321,11 +321,9 @@ def _add_part(
         else:
             camera_start = 0.0 if behaviour_start is None else recording_start + behaviour_start
             interface.set_aligned_starting_time(camera_start)
-        if hasattr(interface, "output_path"):
-            interface.output_path = output_path
+        _link_to_output(interface, output_path, placed)
         options = {"stub_test": True} if stub and _takes_stub_test(interface) else {}
         interface.add_to_nwbfile(nwbfile, metadata=metadata, **options)
-        placed.extend(getattr(interface, "placed", ()))
 
 
 def _camera_pulses(source_root: Path, detection: Detection, chosen: Sequence[str]) -> dict[str, np.ndarray]:
@@ -352,12 +350,17 @@ def _camera_pulses(source_root: Path, detection: Detection, chosen: Sequence[str
 
 def _place_beside_output(converter: NWBConverter, output_path: Path, placed: list[Path]) -> None:
     """A video converted without a recording (its converter is the main one) is placed beside the file
-    as a part is: its interface gets the file's path and lists what it places in `placed`, so a failed
-    conversion removes it too."""
+    as a part is (`_link_to_output`)."""
     for interface in converter.data_interface_objects.values():
-        if hasattr(interface, "output_path"):
-            interface.output_path = output_path
-            interface.placed = placed
+        _link_to_output(interface, output_path, placed)
+
+
+def _link_to_output(interface: Any, output_path: Path, placed: list[Path]) -> None:
+    """An interface that places files beside the NWB file (a video) gets the file's path, and lists
+    what it places in `placed`, so a failed conversion removes them too."""
+    if hasattr(interface, "output_path"):
+        interface.output_path = output_path
+        interface.placed = placed
 
 
 def _recording_start(converter: NWBConverter) -> float:

@@ -21,6 +21,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from .formats.base import Detection, Stream
+from .normalizers import normalize_seconds_after
 
 # Kinds of stream a part brings.
 PART_KINDS = ("spikes", "pose", "video")
@@ -125,6 +126,19 @@ def timing(detection: Detection, stream_ids: Sequence[str], *, behaviour_start_s
             start, how = None, "when the camera started is not known: say it"
         found.append(Timing(stream.id, stream.label, stream.kind, start, stream.duration_s, how))
     return found
+
+
+def said_seconds(value: Any) -> float | None:
+    """When the user said the camera started (`behaviour_start_s`), as stored (a number) or as typed;
+    None when it is not said or cannot be read (the conversion refuses that with the reader's words)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    try:
+        return normalize_seconds_after(str(value))
+    except ValueError:
+        return None
 
 
 def needs_behaviour_start(detection: Detection, stream_ids: Sequence[str]) -> bool:

@@ -23,7 +23,7 @@ from conversions.nwb.detection import SUPPORTED_FORMATS, Detection, facts_for_st
 from conversions.nwb.errors import RecordingProblem
 from conversions.nwb.fields import CRITICAL_FIELDS, FIELDS, FILE_FACTS, SUBJECT_FIELDS, Placement
 from conversions.nwb.normalizers import age_from_birth, normalize_field
-from conversions.nwb.parts import PART_KINDS, Timing, needs_behaviour_start, timing
+from conversions.nwb.parts import PART_KINDS, Timing, needs_behaviour_start, said_seconds, timing
 from conversions.nwb.quantities import describe_duration, describe_size
 from conversions.orchestrator.state import (
     RUNNING_STATUSES,
@@ -587,10 +587,7 @@ def _timeline(view: SessionView, metadata: dict[str, FieldValue], selected: Sequ
         return []
     detection = Detection.from_json(recording.detection)
     start = metadata.get("behaviour_start_s")
-    said = None
-    if start is not None and start.value not in (None, ""):
-        with contextlib.suppress(ValueError, TypeError):
-            said = float(start.value)
+    said = said_seconds(start.value if start is not None else None)
     return timing(detection, [s for s in selected if s in _recording_ids(recording)], behaviour_start_s=said)
 
 

@@ -219,25 +219,14 @@ def _attempt(
 def _timing(session: ConversionSession, attempt: ConversionAttempt) -> list[dict[str, Any]]:
     """The alignment an attempt used, for sessions with parts (sorting, pose, video); [] otherwise."""
     from conversions.nwb.detection import Detection
-    from conversions.nwb.normalizers import normalize_seconds_after
-    from conversions.nwb.parts import timing
+    from conversions.nwb.parts import said_seconds, timing
 
     if not session.detection or not session.detection.get("file_metadata", {}).get("parts"):
         return []
     detection = Detection.from_json(session.detection)
     known = {stream.id for stream in detection.streams}
     chosen = [stream_id for stream_id in (attempt.streams or detection.default_streams) if stream_id in known]
-    said = attempt.metadata.get("behaviour_start_s")
-    try:
-        start = (
-            None
-            if said in (None, "")
-            else float(said)
-            if isinstance(said, int | float)
-            else normalize_seconds_after(str(said))
-        )
-    except ValueError:
-        start = None
+    start = said_seconds(attempt.metadata.get("behaviour_start_s"))
     return [
         {
             "stream_id": item.stream_id,

@@ -6,7 +6,9 @@ import os
 import pickle
 import shutil
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -47,6 +49,21 @@ def _upload(tmp_path: Path, **folders: str) -> Path:
     return root
 
 
+def _convert(
+    root: Path, detection: Any, output: Path, *, stream_ids: Sequence[str] = (), stub: bool = False, **given: Any
+) -> Any:
+    """The conversion the portal runs, with the test's metadata and the values `given` beside it."""
+    return convert_recording(
+        source_root=root,
+        detection=detection,
+        stream_ids=stream_ids,
+        metadata={**METADATA, **given},
+        timezone="UTC",
+        output_path=output,
+        stub=stub,
+    )
+
+
 def _read(path: Path):
     import ndx_pose  # noqa: F401  # registers the pose types for reading
 
@@ -59,14 +76,7 @@ def test_kilosort4_keeps_every_unit_with_its_label_once(tmp_path):
     (stream,) = detection.streams
     assert (detection.format, stream.kind, stream.sampling_rate_hz) == ("sorting", "spikes", 30000.0)
     assert stream.label == "spike sorting (Kilosort 4, 403 units: 253 good, 150 mua)"
-    result = convert_recording(
-        source_root=real_recording("kilosort/kilosort4"),
-        detection=detection,
-        stream_ids=(),
-        metadata=METADATA,
-        timezone="UTC",
-        output_path=tmp_path / "ks4.nwb",
-    )
+    result = _convert(real_recording("kilosort/kilosort4"), detection, tmp_path / "ks4.nwb")
     with _read(result.output_path) as io:
         units = io.read().units.to_dataframe()
     assert len(units) == 403
@@ -83,14 +93,7 @@ def test_a_phy_folder_keeps_the_clusters_no_one_labelled(tmp_path):
     # cluster_group.tsv names cluster 4 only: spikeinterface's reader would keep 1 unit of 62.
     assert stream.label.endswith("62 units: 61 unsorted, 1 good)")
     assert any("61 of 62 units have no curation label" in note for note in detection.notes)
-    result = convert_recording(
-        source_root=root,
-        detection=detection,
-        stream_ids=(),
-        metadata=METADATA,
-        timezone="UTC",
-        output_path=tmp_path / "phy.nwb",
-    )
+    result = _convert(root, detection, tmp_path / "phy.nwb")
     with _read(result.output_path) as io:
         units = io.read().units.to_dataframe()
     assert len(units) == 62 and sum(len(times) for times in units["spike_times"]) == 314
@@ -141,14 +144,7 @@ def test_deeplabcut_takes_its_frame_rate_from_its_pickle_without_running_it(tmp_
     (stream,) = detection.streams
     assert stream.kind == "pose" and stream.sampling_rate_hz == 30.0
     assert stream.label == "pose (DeepLabCut, 27 body parts, 4860 frames at 30 frames/s)"
-    result = convert_recording(
-        source_root=root,
-        detection=detection,
-        stream_ids=(),
-        metadata=METADATA,
-        timezone="UTC",
-        output_path=tmp_path / "o.nwb",
-    )
+    result = _convert(root, detection, tmp_path / "o.nwb")
     with _read(result.output_path) as io:
         pose = io.read().processing["behavior"]["PoseEstimationDeepLabCut"]
         series = next(iter(pose.pose_estimation_series.values()))
@@ -172,22 +168,8 @@ def test_pose_without_a_frame_rate_is_not_converted_until_one_is_given(tmp_path)
     assert detection.file_metadata["pose_rates"] == {f"pose:{DLC_H5}": None}
     assert any("frame rate will be asked" in note for note in detection.notes)
     with pytest.raises(ConversionFailed, match=r"frame rate of .* is not known"):
-        convert_recording(
-            source_root=root,
-            detection=detection,
-            stream_ids=(),
-            metadata=METADATA,
-            timezone="UTC",
-            output_path=tmp_path / "o.nwb",
-        )
-    result = convert_recording(
-        source_root=root,
-        detection=detection,
-        stream_ids=(),
-        metadata={**METADATA, "pose_rate_hz": 60},
-        timezone="UTC",
-        output_path=tmp_path / "o.nwb",
-    )
+        _convert(root, detection, tmp_path / "o.nwb")
+    result = _convert(root, detection, tmp_path / "o.nwb", pose_rate_hz=60)
     with _read(result.output_path) as io:
         pose = io.read().processing["behavior"]["PoseEstimationDeepLabCut"]
         assert next(iter(pose.pose_estimation_series.values())).rate == 60.0
@@ -199,9 +181,7 @@ def test_sleap_with_its_video_keeps_the_exact_frame_rate_and_links_the_video(tmp
     kinds = {stream.id: stream.kind for stream in detection.streams}
     assert kinds == {"pose:clip.predictions.slp": "pose", "video:clip.mp4": "video"}
     output = tmp_path / "out" / "session.nwb"
-    result = convert_recording(
-        source_root=root, detection=detection, stream_ids=(), metadata=METADATA, timezone="UTC", output_path=output
-    )
+    result = _convert(root, detection, output)
     assert result.beside == (output.parent / "session_video" / "clip.mp4",)
     assert result.beside[0].read_bytes() == (root / "sleap" / "clip.mp4").read_bytes()
     with _read(output) as io:
@@ -246,19 +226,10 @@ def test_a_recording_with_sorting_pose_and_video_is_one_file_on_one_clock(tmp_pa
 
     output = tmp_path / "out" / "sub-mouse001_ses-1_ecephys.nwb"
     with pytest.raises(ConversionFailed, match="When did the video start"):
-        convert_recording(
-            source_root=root, detection=detection, stream_ids=(), metadata=METADATA, timezone="UTC", output_path=output
-        )
+        _convert(root, detection, output)
     assert not output.exists() and not (output.parent / f"{output.stem}_video").exists()
 
-    result = convert_recording(
-        source_root=root,
-        detection=detection,
-        stream_ids=(),
-        metadata={**METADATA, "behaviour_start_s": 1.5},
-        timezone="UTC",
-        output_path=output,
-    )
+    result = _convert(root, detection, output, behaviour_start_s=1.5)
     with _read(result.output_path) as io:
         nwbfile = io.read()
         assert nwbfile.session_description == (
@@ -287,15 +258,7 @@ def test_a_preview_holds_a_stub_of_every_part(tmp_path):
     root = _upload(tmp_path, Noise4Sam_g0="spikeglx/Noise4Sam_g0", kilosort4="kilosort/kilosort4", sleap="sleap/clip")
     detection = detect_format(root)
     output = tmp_path / "previews" / "p_desc-preview.nwb"
-    result = convert_recording(
-        source_root=root,
-        detection=detection,
-        stream_ids=(),
-        metadata={**METADATA, "behaviour_start_s": 0},
-        timezone="UTC",
-        output_path=output,
-        stub=True,
-    )
+    result = _convert(root, detection, output, behaviour_start_s=0, stub=True)
     assert result.preview and result.beside == (output.parent / f"{output.stem}_video" / "clip.mp4",)
     with _read(output) as io:
         nwbfile = io.read()
@@ -349,9 +312,7 @@ def test_a_video_whose_frames_match_a_ttl_line_is_timed_by_its_pulses(tmp_path):
     )
 
     output = tmp_path / "out" / "s.nwb"
-    convert_recording(
-        source_root=root, detection=detection, stream_ids=chosen, metadata=METADATA, timezone="UTC", output_path=output
-    )
+    _convert(root, detection, output, stream_ids=chosen)
     with _read(output) as io:
         nwbfile = io.read()
         start = next(iter(nwbfile.acquisition.values())).starting_time
@@ -385,14 +346,7 @@ def test_each_real_part_converts_beside_a_recording(tmp_path, name, part, kind):
     detection = detect_format(root)
     assert detection.format == "spikeglx" and kind in {stream.kind for stream in detection.streams}
     output = tmp_path / "out" / "s.nwb"
-    result = convert_recording(
-        source_root=root,
-        detection=detection,
-        stream_ids=(),
-        metadata={**METADATA, "behaviour_start_s": 0.5},
-        timezone="UTC",
-        output_path=output,
-    )
+    result = _convert(root, detection, output, behaviour_start_s=0.5)
     assert result.streams == detection.default_streams
     with _read(output) as io:
         nwbfile = io.read()
@@ -412,14 +366,7 @@ def test_sleap_predictions_of_many_animals_convert_alone(tmp_path):
     detection = detect_format(root)
     pose = detection.stream("pose:centered_pair_predictions.slp")
     assert pose.label == "pose (SLEAP, 24 body parts, 27 animals, 1100 frames at 15 frames/s)"
-    result = convert_recording(
-        source_root=root,
-        detection=detection,
-        stream_ids=(),
-        metadata=METADATA,
-        timezone="UTC",
-        output_path=tmp_path / "o.nwb",
-    )
+    result = _convert(root, detection, tmp_path / "o.nwb")
     with _read(result.output_path) as io:
         module = io.read().processing["SLEAP_VIDEO_000_centered_pair_low_quality"]
         assert len(module.data_interfaces) == 27  # one PoseEstimation per track
@@ -430,9 +377,7 @@ def test_a_video_on_its_own_is_linked_from_its_file_and_placed_beside_it(tmp_pat
     detection = detect_format(root)
     assert (detection.format, detection.default_streams) == ("video", ("video:m3v1mp4.mp4",))
     output = tmp_path / "out" / "session.nwb"
-    result = convert_recording(
-        source_root=root, detection=detection, stream_ids=(), metadata=METADATA, timezone="UTC", output_path=output
-    )
+    result = _convert(root, detection, output)
     assert result.beside == (output.parent / "session_video" / "m3v1mp4.mp4",)
     assert result.beside[0].read_bytes() == (root / "m3v1mp4.mp4").read_bytes()
     with _read(output) as io:
@@ -485,14 +430,7 @@ def test_an_avi_video_is_timed_too(tmp_path):
     detection = detect_format(path.parent)
     assert detection.stream("video:cam.avi").label == "video cam.avi (16×16, 10 frames at 20 frames/s)"
     output = tmp_path / "out" / "v.nwb"
-    convert_recording(
-        source_root=path.parent,
-        detection=detection,
-        stream_ids=(),
-        metadata=METADATA,
-        timezone="UTC",
-        output_path=output,
-    )
+    _convert(path.parent, detection, output)
     with _read(output) as io:
         video = io.read().processing["behavior"]["Video cam"]
         assert (video.starting_time, video.rate) == (0.0, 20.0)

@@ -9,34 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from conversions.nwb.detection import detect_format
 from conversions.orchestrator.state import (
     Awaiting,
     FilesChanged,
     FormatDetected,
     RecordingSummary,
     StartConversion,
-    StreamSummary,
 )
 from tests.conftest import real_data
 from tests.orchestrator.test_policy import Dialogue, actions
+from tests.orchestrator.test_streams_previews_fixes import summary_of
 
 FULL = "Jane Smith, MIT, V1 recording, subject mouse001, mouse, male, P90D"
-
-
-def _summary(root: Path) -> RecordingSummary:
-    detection = detect_format(root).to_json()
-    return RecordingSummary(
-        format=detection["format"],
-        format_label=detection["format_label"],
-        streams=tuple(
-            StreamSummary(**{key: s[key] for key in StreamSummary.model_fields if key in s})
-            for s in detection["streams"]
-        ),
-        default_streams=tuple(detection["default_streams"]),
-        file_count=len({f for s in detection["streams"] for f in s["files"]}),
-        detection=detection,
-    )
 
 
 def _detected(d: Dialogue, recording: RecordingSummary) -> None:
@@ -64,7 +48,7 @@ def dialogue(tmp_path: Path) -> Dialogue:
         tmp_path / "upload", Noise4Sam_g0="spikeglx/Noise4Sam_g0", kilosort4="kilosort/kilosort4", sleap="sleap/clip"
     )
     d = Dialogue()
-    _detected(d, _summary(root))
+    _detected(d, summary_of(root))
     return d
 
 
@@ -127,7 +111,7 @@ def test_parts_uploaded_after_a_conversion_make_a_new_attempt_with_everything(tm
 
     root = _link(tmp_path / "upload", Noise4Sam_g0="spikeglx/Noise4Sam_g0")
     d = Dialogue()
-    _detected(d, _summary(root))
+    _detected(d, summary_of(root))
     d.say(FULL)
     d.act("approve")
     d.send(ConversionSucceeded(attempt=1, size_bytes=1))
@@ -135,7 +119,7 @@ def test_parts_uploaded_after_a_conversion_make_a_new_attempt_with_everything(tm
     assert d.view.status == Status.COMPLETED
 
     _link(root, kilosort4="kilosort/kilosort4", sleap="sleap/clip")
-    _detected(d, _summary(root))
+    _detected(d, summary_of(root))
     assert "When did the video start" in d.text
     step = d.say("they started together")
     assert d.value("behaviour_start_s") == 0.0
@@ -153,7 +137,7 @@ def pose_without_rate(tmp_path: Path) -> Dialogue:
     dlc = "golden_mouseDLC_dlcrnetms5_golden_mouseOct19shuffle1_2000.h5"
     os.symlink(real_data("deeplabcut/golden_mouse-shaokai-2022-10-19/videos") / dlc, root / dlc)
     d = Dialogue()
-    _detected(d, _summary(root))
+    _detected(d, summary_of(root))
     return d
 
 

@@ -28,7 +28,12 @@ FULL = "Jane Smith, MIT, V1 recording, subject mouse001, mouse, male, P90D"
 
 @cache
 def _summary(relative: str) -> RecordingSummary:
-    detection = detect_format(real_data(relative)).to_json()
+    return summary_of(real_data(relative))
+
+
+def summary_of(upload: Path) -> RecordingSummary:
+    """The recording summary the services give the policy for an upload's detection."""
+    detection = detect_format(upload).to_json()
     return RecordingSummary(
         format=detection["format"],
         format_label=detection["format_label"],
